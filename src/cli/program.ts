@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export function buildProgram(): Command {
+  const program = new Command('addon-operator')
+    .description('Manages cluster add-ons as modules: a Helm chart, hooks and layered, validated values.')
+    .showHelpAfterError()
+    .configureOutput({ outputError: (str, write) => write(str) });
+
+  program
+    .command('version')
+    .description('print the version')
+    .action(() => {
+      console.log(`addon-operator ${pkg.version}`);
+    });
+
+  return program;
+}
