@@ -1,0 +1,106 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileJq, initJq, isJqReady, jqVersion, JqCompileError, JqRuntimeError, toFilterResult, validateJqFilter } from '../../src/jq/index.js';
+import { UserError } from '../../src/util/errors.js';
+
+before(async () => {
+  await initJq();
+});
+
+void test('initJq is idempotent and reports jq 1.8.2', async () => {
+  await Promise.all([initJq(), initJq()]);
+  assert.equal(isJqReady(), true);
+  assert.equal(jqVersion(), 'jq-1.8.2');
+});
+
+void test('validateJqFilter accepts good filters, including defs and trailing comments', () => {
+  assert.equal(validateJqFilter('.metadata.labels'), null);
+  assert.equal(validateJqFilter('def f: .a; f | {x: .}'), null);
+  assert.equal(validateJqFilter('.a # trailing comment'), null);
+  assert.equal(validateJqFilter('{"name": .metadata.name, spec: .spec}'), null);
+});
+
+void test('validateJqFilter does not run the filter (an endless filter validates instantly)', () => {
+  assert.equal(validateJqFilter('repeat(.)'), null);
+  assert.equal(validateJqFilter('error("boom")'), null);
+});
+
+void test('validateJqFilter reports syntax and undefined-symbol errors with positions relative to the filter', () => {
+  const syntax = validateJqFilter('.a |||');
+  assert.ok(syntax);
+  assert.match(syntax, /syntax error/);
+  assert.match(syntax, /line 1, column/);
+  const undef = validateJqFilter('.a | foo');
+  assert.ok(undef);
+  assert.match(undef, /foo\/0 is not defined/);
+  assert.equal(validateJqFilter('   '), 'empty filter');
+});
+
+void test('compileJq throws a UserError naming the filter and carrying jq message', () => {
+  assert.throws(
+    () => compileJq('.metadata | nosuchfn'),
+    (err: unknown) => {
+      assert.ok(err instanceof JqCompileError);
+      assert.ok(err instanceof UserError);
+      assert.equal(err.filter, '.metadata | nosuchfn');
+      assert.match(err.message, /^invalid jq filter '\.metadata \| nosuchfn': /);
+      assert.match(err.message, /nosuchfn\/0 is not defined/);
+      return true;
+    },
+  );
+});
+
+void test('apply returns every output; filterResult collapses them like shell-operator', () => {
+  const f = compileJq('.items[]');
+  assert.deepEqual(f.apply({ items: [1, 'a', { b: true }] }), [1, 'a', { b: true }]);
+  assert.deepEqual(f.filterResult({ items: [] }), null);
+  assert.deepEqual(f.filterResult({ items: [7] }), 7);
+  assert.deepEqual(f.filterResult({ items: [7, 8] }), [7, 8]);
+  assert.deepEqual(compileJq('.metadata.labels').filterResult({ metadata: {} }), null);
+  assert.deepEqual(compileJq('.a').filterResult(undefined), null);
+});
+
+void test('toFilterResult', () => {
+  assert.equal(toFilterResult([]), null);
+  assert.equal(toFilterResult(['x']), 'x');
+  assert.deepEqual(toFilterResult([1, 2]), [1, 2]);
+});
+
+void test('apply keeps key order and strings with newlines intact', () => {
+  const out = compileJq('{b: .b, a: .a}').apply({ a: 'line1\nline2', b: '<&>' });
+  assert.equal(JSON.stringify(out), '[{"b":"<&>","a":"line1\\nline2"}]');
+});
+
+void test('apply throws JqRuntimeError on a runtime error', () => {
+  const f = compileJq('.a + 1');
+  assert.throws(() => f.apply({ a: 'text' }), (err: unknown) => err instanceof JqRuntimeError && /cannot be added/.test(err.message) && /'\.a \+ 1'/.test(err.message));
+});
+
+void test('applyMany returns one outcome per input in order, in one batch', () => {
+  const f = compileJq('.metadata.name');
+  const inputs = Array.from({ length: 2500 }, (_, i) => ({ metadata: { name: `obj-${i}` } }));
+  const out = f.applyMany(inputs);
+  assert.equal(out.length, 2500);
+  assert.deepEqual(out[0], { ok: true, outputs: ['obj-0'] });
+  assert.deepEqual(out[2499], { ok: true, outputs: ['obj-2499'] });
+});
+
+void test('applyMany attributes a runtime error to its own input and keeps the others', () => {
+  const f = compileJq('.a + 1');
+  const out = f.applyMany([{ a: 1 }, { a: 'x' }, { a: 3 }, {}]);
+  assert.equal(out.length, 4);
+  assert.deepEqual(out[0], { ok: true, outputs: [2] });
+  assert.equal(out[1]!.ok, false);
+  assert.deepEqual(out[2], { ok: true, outputs: [4] });
+  assert.deepEqual(out[3], { ok: true, outputs: [1] });
+});
+
+void test('applyMany handles filters with zero or several outputs per input', () => {
+  const f = compileJq('.xs[]');
+  const out = f.applyMany([{ xs: [] }, { xs: [1, 2] }]);
+  assert.deepEqual(out, [
+    { ok: true, outputs: [] },
+    { ok: true, outputs: [1, 2] },
+  ]);
+  assert.deepEqual(f.applyMany([]), []);
+});
