@@ -1,0 +1,103 @@
+/** Helpers for plain JSON data: the values, config and patches all are. */
+import { createHash } from 'node:crypto';
+import { UserError } from './errors.js';
+
+export type JsonObject = { [key: string]: JsonValue };
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+
+export function isPlainObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Turns what a YAML parser produced into plain JSON data (as Go's YAML→JSON conversion does): Maps
+ * become objects with string keys, undefined is dropped; non-finite numbers and other objects are errors.
+ */
+export function toJsonData(v: unknown, source: string, path = ''): JsonValue {
+  if (v === null || v === undefined) return null;
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      if (!Number.isFinite(v)) throw new UserError(`${source}: value at ${path || '/'} is ${v}, which JSON cannot hold`);
+      return v;
+    case 'bigint':
+      return Number(v);
+    case 'object':
+      break;
+    default:
+      throw new UserError(`${source}: unsupported value of type ${typeof v} at ${path || '/'}`);
+  }
+  if (Array.isArray(v)) return v.map((item, i) => toJsonData(item, source, `${path}/${i}`));
+  if (v instanceof Map) {
+    const out: JsonObject = {};
+    for (const [k, item] of v) out[String(k)] = toJsonData(item, source, `${path}/${String(k)}`);
+    return out;
+  }
+  if (v instanceof Set) {
+    const out: JsonObject = {};
+    for (const k of v) out[String(k)] = null;
+    return out;
+  }
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  if (v instanceof Date) return v.toISOString();
+  const out: JsonObject = {};
+  for (const [k, item] of Object.entries(v)) {
+    if (item === undefined) continue;
+    out[k] = toJsonData(item, source, `${path}/${k}`);
+  }
+  return out;
+}
+
+/** A deep copy of JSON data. Faster than structuredClone for JSON-shaped values. */
+export function cloneJson<T extends JsonValue>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => cloneJson(x)) as T;
+  const out: JsonObject = {};
+  for (const k in v) out[k] = cloneJson((v as JsonObject)[k] as JsonValue);
+  return out as T;
+}
+
+export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a === undefined || b === undefined) return false;
+  if (typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ak = Object.keys(a);
+  if (ak.length !== Object.keys(b).length) return false;
+  for (const k of ak) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !jsonEqual(a[k], b[k])) return false;
+  }
+  return true;
+}
+
+const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * JSON text as Go's encoding/json Marshal writes it: object keys sorted, `<`, `>`, `&`, U+2028 and
+ * U+2029 escaped. Number formatting of JavaScript and Go agree for float64 values.
+ */
+export function goJsonMarshal(v: JsonValue): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!);
+    case 'number':
+    case 'boolean':
+      return JSON.stringify(v);
+  }
+  if (Array.isArray(v)) return `[${v.map(goJsonMarshal).join(',')}]`;
+  const keys = Object.keys(v).sort();
+  return `{${keys.map((k) => `${goJsonMarshal(k)}:${goJsonMarshal(v[k] as JsonValue)}`).join(',')}}`;
+}
+
+/** md5 hex of Go's JSON encoding: independent of key order, equal to the Go checksum of the same data. */
+export function checksumJson(v: JsonValue): string {
+  return createHash('md5').update(goJsonMarshal(v)).digest('hex');
+}
