@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { registerRender } from './render.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -15,6 +16,8 @@ export function buildProgram(): Command {
     .action(() => {
       console.log(`addon-operator ${pkg.version}`);
     });
+
+  registerRender(program);
 
   return program;
 }

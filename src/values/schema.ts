@@ -337,7 +337,9 @@ export function loadScopeSchemas(openapiDir: string): ScopeSchemas {
     }
     const closed = closeObjects(raw);
     loaded.values = { file: valuesFile, schema: closed };
-    loaded.helm = { file: valuesFile, schema: requireForHelm(closed) };
+    const forHelm = requireForHelm(closed);
+    // without x-required-for-helm the helm schema is the values schema: share it (and its compilation)
+    loaded.helm = JSON.stringify(forHelm) === JSON.stringify(closed) ? loaded.values : { file: valuesFile, schema: forHelm };
   }
   return new ScopeSchemas(loaded);
 }

@@ -1,0 +1,102 @@
+import { Command, Option } from 'commander';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../util/errors.js';
+import { readConfigFile, type ConfigData } from '../config/configmap.js';
+import { isValidValuesKey } from '../modules/names.js';
+import { splitPathList } from '../modules/discovery.js';
+import { loadModuleSet } from '../modules/module-set.js';
+import { resolveEnabled } from '../modules/enabled.js';
+import { enabledScriptRunner } from '../modules/enabled-script.js';
+import { ENV, fromEnv, parseDuration, parseOrder } from './env.js';
+import type { JsonObject } from '../util/json.js';
+
+interface RenderOptions {
+  values?: boolean;
+  modulesDir: string;
+  globalHooksDir: string;
+  config?: string;
+  unnumberedModulesOrder: string;
+  tmpDir?: string;
+  enabledScriptTimeout: string;
+}
+
+export interface ValuesReport {
+  global: JsonObject;
+  enabledModules: string[];
+  modules: Record<string, JsonObject>;
+}
+
+/** Computes values and enabled state as at start-up, without a cluster. */
+export async function computeValues(opts: RenderOptions, only: string[], warn: (m: string) => void): Promise<ValuesReport> {
+  const globalHooksDir = opts.globalHooksDir;
+  const explicitGlobal = opts.globalHooksDir !== 'global-hooks';
+  if (explicitGlobal && !existsSync(globalHooksDir)) throw new UserError(`global hooks dir ${globalHooksDir} does not exist`);
+  const set = loadModuleSet({
+    modulesDirs: splitPathList(opts.modulesDir),
+    globalHooksDir: existsSync(globalHooksDir) ? globalHooksDir : undefined,
+    unnumberedOrder: parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order'),
+    warn,
+  });
+  for (const name of only) if (!set.byName.has(name)) throw new UserError(`no module named "${name}" in ${opts.modulesDir}`);
+  const config: ConfigData = opts.config ? readConfigFile(opts.config, isValidValuesKey) : { modules: new Map() };
+  const { unknownModules } = set.store.applyConfig({
+    global: config.global,
+    modules: config.modules,
+    sourceOf: (key) => ({ kind: 'configmap', key, origin: opts.config }),
+  });
+  for (const key of unknownModules) warn(`config has values for "${key}", which names no module; ignored`);
+  const configFlags = new Map([...config.modules].filter(([, m]) => m.enabled).map(([k, m]) => [k, m.enabled!]));
+  const decisions = await resolveEnabled(
+    set,
+    { configFlags },
+    enabledScriptRunner({
+      store: set.store,
+      tmpDir: opts.tmpDir ?? join(tmpdir(), 'addon-operator'),
+      timeoutMs: parseDuration(opts.enabledScriptTimeout, '--enabled-script-timeout'),
+      log: (module, stream, line) => warn(`module ${module}: enabled script ${stream}: ${line}`),
+    }),
+  );
+  set.store.global.validateEffective();
+  const enabledModules = decisions.filter((d) => d.enabled).map((d) => d.name);
+  const modules: Record<string, JsonObject> = {};
+  for (const name of enabledModules) {
+    const m = set.byName.get(name)!;
+    m.values.validateEffective();
+    if (only.length === 0 || only.includes(name)) modules[m.def.valuesKey] = m.values.effective();
+  }
+  return { global: set.store.global.effective(), enabledModules, modules };
+}
+
+export function registerRender(program: Command): void {
+  program
+    .command('render')
+    .description(
+      'compute values and enabled state as at start-up, without a cluster: static values.yaml files, the config file in ConfigMap form, schema defaults and enabled scripts',
+    )
+    .argument('[module...]', 'limit the printed modules to these names')
+    .option('--values', 'print the values as JSON: {"global", "enabledModules", "modules": {"<camelName>": ...}}')
+    .addOption(new Option('--modules-dir <dirs>', 'modules dirs, ":"-separated (env ADDON_OPERATOR_MODULES_DIR or MODULES_DIR)').default(fromEnv(ENV.modulesDir, 'modules')))
+    .addOption(
+      new Option('--global-hooks-dir <dir>', 'global hooks dir; its openapi/ holds the global schemas (env ADDON_OPERATOR_GLOBAL_HOOKS_DIR or GLOBAL_HOOKS_DIR)').default(
+        fromEnv(ENV.globalHooksDir, 'global-hooks'),
+      ),
+    )
+    .option('--config <file>', 'config as a ConfigMap manifest or a bare map of ConfigMap data keys')
+    .addOption(
+      new Option('--unnumbered-modules-order <n>', 'order of modules without a numeric prefix (env ADDON_OPERATOR_UNNUMBERED_MODULES_ORDER)').default(
+        fromEnv(ENV.unnumberedOrder, '1'),
+      ),
+    )
+    .addOption(new Option('--tmp-dir <dir>', 'where enabled scripts get their temporary files (env ADDON_OPERATOR_TMP_DIR)').default(fromEnv(ENV.tmpDir, '') || undefined))
+    .option('--enabled-script-timeout <duration>', 'time limit of each enabled script', '1m')
+    .option('--debug', 'print stack traces of errors')
+    .action(async (only: string[], opts: RenderOptions) => {
+      if (!opts.values) {
+        throw new UserError('render: only --values is available in this version (rendering charts to manifests comes with the Helm layer)');
+      }
+      const report = await computeValues(opts, only, (m) => console.error(`warning: ${m}`));
+      process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    });
+}

@@ -1,0 +1,64 @@
+/**
+ * Runs a module's `enabled` script (LIFECYCLE.md "Enabled script"): $VALUES_PATH (with
+ * `global.enabledModules`), $CONFIG_VALUES_PATH and $MODULE_ENABLED_RESULT, where it writes `true` or
+ * `false`. Anything else — a non-zero exit, a timeout, another answer — is an error naming the module.
+ */
+import { readFileSync } from 'node:fs';
+import { UserError } from '../util/errors.js';
+import { RunDir, describeExit, runProcess } from '../hooks/process.js';
+import type { ValuesStore } from '../values/index.js';
+import type { Module } from './module-set.js';
+import type { EnabledScriptRunner } from './enabled.js';
+
+export interface EnabledScriptOptions {
+  store: ValuesStore;
+  tmpDir: string;
+  timeoutMs: number;
+  keepTmpFiles?: boolean;
+  log?: (module: string, stream: 'stdout' | 'stderr', line: string) => void;
+}
+
+export async function runEnabledScript(module: Module, enabledSoFar: readonly string[], opts: EnabledScriptOptions): Promise<boolean> {
+  const script = module.def.enabledScript!;
+  const key = module.def.valuesKey;
+  const dir = new RunDir(opts.tmpDir, `${module.def.name}-enabled`, opts.keepTmpFiles);
+  try {
+    const env = {
+      VALUES_PATH: dir.write('values.json', JSON.stringify(opts.store.moduleHookValues(key, enabledSoFar))),
+      CONFIG_VALUES_PATH: dir.write('config_values.json', JSON.stringify(opts.store.moduleHookConfigValues(key))),
+      MODULE_ENABLED_RESULT: dir.file(`${module.def.name}.module-enabled-result`),
+    };
+    const stdoutLines: string[] = [];
+    const r = await runProcess({
+      file: script,
+      cwd: module.def.path,
+      env,
+      timeoutMs: opts.timeoutMs,
+      onStdoutLine: (l) => {
+        stdoutLines.push(l);
+        opts.log?.(module.def.name, 'stdout', l);
+      },
+      onStderrLine: (l) => opts.log?.(module.def.name, 'stderr', l),
+    });
+    if (r.spawnError || r.timedOut || r.exitCode !== 0) {
+      const tail = r.stderrTail.length ? `; stderr: ${r.stderrTail.slice(-5).join(' | ')}` : '';
+      throw new UserError(`module ${module.def.name}: enabled script ${script} failed: ${describeExit(r, opts.timeoutMs)}${tail}`);
+    }
+    let wrote = readFileSync(env.MODULE_ENABLED_RESULT, 'utf8').trim();
+    // MODULES.md's example prints its answer instead of writing the file: accept exactly that
+    if (wrote === '' && stdoutLines.length > 0) {
+      const last = stdoutLines[stdoutLines.length - 1]!.trim();
+      if (last === 'true' || last === 'false') wrote = last;
+    }
+    if (wrote === 'true') return true;
+    if (wrote === 'false') return false;
+    const shown = wrote === '' ? 'nothing' : JSON.stringify(wrote.length > 80 ? wrote.slice(0, 77) + '...' : wrote);
+    throw new UserError(`module ${module.def.name}: enabled script ${script} wrote ${shown} to $MODULE_ENABLED_RESULT; it must write "true" or "false"`);
+  } finally {
+    dir.dispose();
+  }
+}
+
+export function enabledScriptRunner(opts: EnabledScriptOptions): EnabledScriptRunner {
+  return (module, enabledSoFar) => runEnabledScript(module, enabledSoFar, opts);
+}

@@ -1,0 +1,82 @@
+/**
+ * Which modules are enabled (LIFECYCLE.md "Modules discovery", DESIGN §4.1–§4.3): the flag from the
+ * modules dirs' values.yaml, then the module's values.yaml, then the ConfigMap, then flags set by
+ * global hooks — the last one that says something wins; no flag means disabled. A module enabled by
+ * its flags then runs its `enabled` script, which may disable it. Each result says who decided.
+ */
+import type { EnabledFlag } from '../config/configmap.js';
+import type { Module, ModuleSet } from './module-set.js';
+
+export type EnabledReason =
+  | { kind: 'default' }
+  | { kind: 'file'; file: string; key: string }
+  | { kind: 'configmap'; key: string }
+  | { kind: 'global-hook'; hook: string }
+  | { kind: 'script'; file: string; wrote: 'true' | 'false' };
+
+export interface EnabledDecision {
+  name: string;
+  enabled: boolean;
+  reason: EnabledReason;
+}
+
+export interface DynamicFlag {
+  value: boolean;
+  hook: string;
+}
+
+export interface EnabledInputs {
+  /** `<name>Enabled` (or legacy `<name>: "false"`) from the ConfigMap, by values key. */
+  configFlags: ReadonlyMap<string, EnabledFlag>;
+  /** Flags set by global hooks' patches, by values key. */
+  dynamicFlags?: ReadonlyMap<string, DynamicFlag>;
+}
+
+/** Runs a module's `enabled` script with the modules enabled so far; returns its answer. */
+export type EnabledScriptRunner = (module: Module, enabledSoFar: readonly string[]) => Promise<boolean>;
+
+export function describeReason(r: EnabledReason): string {
+  switch (r.kind) {
+    case 'default':
+      return 'no enabled flag is set (modules are disabled by default)';
+    case 'file':
+      return `${r.key} in ${r.file}`;
+    case 'configmap':
+      return `ConfigMap key "${r.key}"`;
+    case 'global-hook':
+      return `set by global hook ${r.hook}`;
+    case 'script':
+      return `the enabled script ${r.file} wrote "${r.wrote}"`;
+  }
+}
+
+/** The merged flag of one module before its script runs. */
+export function flagOf(module: Module, inputs: EnabledInputs): { value: boolean; reason: EnabledReason } {
+  let decided: { value: boolean; reason: EnabledReason } = { value: false, reason: { kind: 'default' } };
+  for (const f of module.fileFlags) decided = { value: f.value, reason: { kind: 'file', file: f.file, key: f.key } };
+  const key = module.def.valuesKey;
+  const cm = inputs.configFlags.get(key);
+  if (cm) decided = { value: cm.value, reason: { kind: 'configmap', key: cm.key } };
+  const dyn = inputs.dynamicFlags?.get(key);
+  if (dyn) decided = { value: dyn.value, reason: { kind: 'global-hook', hook: dyn.hook } };
+  return decided;
+}
+
+/** Decides every module in order; scripts see the modules enabled before them. */
+export async function resolveEnabled(set: ModuleSet, inputs: EnabledInputs, runScript: EnabledScriptRunner): Promise<EnabledDecision[]> {
+  const decisions: EnabledDecision[] = [];
+  const enabledSoFar: string[] = [];
+  for (const module of set.modules) {
+    const flag = flagOf(module, inputs);
+    let decision: EnabledDecision = { name: module.def.name, enabled: flag.value, reason: flag.reason };
+    const script = module.def.enabledScript;
+    if (flag.value && script) {
+      const answer = await runScript(module, enabledSoFar);
+      if (!answer) decision = { name: module.def.name, enabled: false, reason: { kind: 'script', file: script, wrote: 'false' } };
+      else decision = { name: module.def.name, enabled: true, reason: { kind: 'script', file: script, wrote: 'true' } };
+    }
+    if (decision.enabled) enabledSoFar.push(module.def.name);
+    decisions.push(decision);
+  }
+  return decisions;
+}
