@@ -1,0 +1,160 @@
+// Generates test/gotemplate/corpus.json: the template engine's conformance corpus.
+//
+//   tools/gotemplate-ref/build.sh
+//   node --import tsx tools/gen-gotemplate-corpus.ts [--ref BIN] [--out FILE] [--only PREFIX,...]
+//
+// The case inputs (templates and data, by topic) live in tools/gotemplate-corpus/. Every expected
+// output is what the Go reference (tools/gotemplate-ref: real Go text/template, Sprig and Helm's
+// functions) printed; nothing is written by hand. The reference runs twice and a case whose result
+// differs between the runs (randomness, time) is left out. So is a case whose output is not valid
+// UTF-8, which a JS string cannot hold.
+//
+// Output format (as /work/shared/template-cases/public-cases.json): a JSON array, one case a line,
+// {id, source, template, data, expected} or, for errors,
+// {id, source, template, data, error: true, expected: <Helm's message>, goError: <Go's message>,
+//  errorKeywords: [...]} where errorKeywords are the innermost Go message and the template
+// locations ("main:1:5"), each present in both Helm's and Go's message.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { topics } from './gotemplate-corpus/index.js';
+import type { Topic } from './gotemplate-corpus/types.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+interface RefResult {
+  id: string;
+  output?: string;
+  error?: string;
+  goError?: string;
+  phase?: string;
+  invalidUtf8?: boolean;
+  outputHex?: string;
+}
+
+interface CorpusCase {
+  id: string;
+  source: string;
+  template: string;
+  data: unknown;
+  expected: string;
+  error?: true;
+  goError?: string;
+  errorKeywords?: string[];
+  note?: string;
+}
+
+function parseArgs(argv: string[]): { ref: string; out: string; only: string[] | null } {
+  let ref = resolve(root, 'tools/gotemplate-ref/bin/gotemplate-ref');
+  let out = resolve(root, 'test/gotemplate/corpus.json');
+  let only: string[] | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--ref') ref = resolve(argv[++i] ?? '');
+    else if (a === '--out') out = resolve(argv[++i] ?? '');
+    else if (a === '--only') only = (argv[++i] ?? '').split(',');
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return { ref, out, only };
+}
+
+function runReference(ref: string, input: unknown[]): Map<string, RefResult> {
+  const res = spawnSync(ref, ['render'], {
+    input: JSON.stringify(input),
+    maxBuffer: 1 << 30,
+    env: { ...process.env, TZ: 'UTC' },
+  });
+  if (res.error) throw new Error(`cannot run ${ref}: ${res.error.message} (build it with tools/gotemplate-ref/build.sh)`);
+  if (res.status !== 0) throw new Error(`${ref} failed (${res.status}): ${res.stderr.toString()}`);
+  const results = JSON.parse(res.stdout.toString()) as RefResult[];
+  return new Map(results.map((x) => [x.id, x]));
+}
+
+const LOCATION = /\b(?:main|gotpl):\d+(?::\d+)?/g;
+// One level of a text/template error: "template: main:1:3: executing "main" at <node>: ".
+const LEVEL = /template: (?:main|gotpl):\d+(?::\d+)?: (?:executing "(?:[^"\\]|\\.)*" at <.*?>: )?/;
+
+/** The key words a faithful error message must contain: Go's innermost message and locations. */
+export function errorKeywords(goError: string, helm: string): string[] {
+  const lower = helm.toLowerCase();
+  const inBoth = (k: string): boolean =>
+    k.length > 0 && lower.includes(k.toLowerCase()) && goError.toLowerCase().includes(k.toLowerCase());
+  const keys: string[] = [];
+  const plain = goError.replace(/HELM_ERR_START|HELM_ERR_END/g, '');
+  const parts = plain.split(LEVEL);
+  let msg = (parts[parts.length - 1] ?? '').trim();
+  for (;;) {
+    const m = /^error calling [^:\s]+: /.exec(msg);
+    if (!m) break;
+    msg = msg.slice(m[0].length);
+  }
+  while (msg && !inBoth(msg)) {
+    const i = msg.indexOf(': ');
+    msg = i < 0 ? '' : msg.slice(i + 2);
+  }
+  if (msg) keys.push(msg);
+  for (const loc of goError.match(LOCATION) ?? []) {
+    if (inBoth(loc) && !keys.includes(loc)) keys.push(loc);
+  }
+  return keys;
+}
+
+function main(): void {
+  const { ref, out, only } = parseArgs(process.argv.slice(2));
+  const selected: Topic[] = only ? topics.filter((t) => only.includes(t.prefix)) : topics;
+  const prefixes = new Set<string>();
+  const inputs: { id: string; source: string; template: string; data: unknown; note?: string }[] = [];
+  for (const topic of selected) {
+    if (prefixes.has(topic.prefix)) throw new Error(`duplicate topic prefix ${topic.prefix}`);
+    prefixes.add(topic.prefix);
+    topic.cases.forEach((c, i) => {
+      const id = `${topic.prefix}-${String(i + 1).padStart(3, '0')}`;
+      const input = typeof c === 'string' ? { t: c } : c;
+      const data = 'data' in input ? input.data : topic.data;
+      inputs.push({ id, source: topic.source, template: input.t, data: data ?? null, ...(input.note ? { note: input.note } : {}) });
+    });
+  }
+  const refInput = inputs.map(({ id, template, data }) => ({ id, template, data }));
+  const first = runReference(ref, refInput);
+  const second = runReference(ref, refInput);
+
+  const corpus: CorpusCase[] = [];
+  const skipped: string[] = [];
+  const perSource = new Map<string, { ok: number; err: number }>();
+  for (const c of inputs) {
+    const a = first.get(c.id);
+    const b = second.get(c.id);
+    if (!a || !b) throw new Error(`no result for ${c.id}`);
+    if (JSON.stringify(a) !== JSON.stringify(b)) {
+      skipped.push(`${c.id}: not deterministic`);
+      continue;
+    }
+    if (a.invalidUtf8) {
+      skipped.push(`${c.id}: output is not valid UTF-8 (${a.outputHex?.slice(0, 40)})`);
+      continue;
+    }
+    const stat = perSource.get(c.source) ?? { ok: 0, err: 0 };
+    perSource.set(c.source, stat);
+    const base = { id: c.id, source: c.source, template: c.template, data: c.data };
+    if (a.error !== undefined) {
+      const goError = a.goError ?? a.error;
+      const errorKeywordsList = errorKeywords(goError, a.error);
+      if (errorKeywordsList.length === 0) skipped.push(`${c.id}: (kept) no error keyword found in ${JSON.stringify(a.error)}`);
+      corpus.push({ ...base, error: true, expected: a.error, goError, errorKeywords: errorKeywordsList, ...(c.note ? { note: c.note } : {}) });
+      stat.err++;
+    } else {
+      corpus.push({ ...base, expected: a.output ?? '', ...(c.note ? { note: c.note } : {}) });
+      stat.ok++;
+    }
+  }
+
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, '[\n' + corpus.map((c) => JSON.stringify(c)).join(',\n') + '\n]\n');
+  for (const [source, s] of perSource) console.log(`${source}: ${s.ok + s.err} (${s.err} errors)`);
+  for (const s of skipped) console.log(`skipped ${s}`);
+  console.log(`wrote ${corpus.length} cases to ${out}`);
+}
+
+main();
