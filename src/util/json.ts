@@ -101,3 +101,87 @@ export function goJsonMarshal(v: JsonValue): string {
 export function checksumJson(v: JsonValue): string {
   return createHash('md5').update(goJsonMarshal(v)).digest('hex');
 }
+
+/**
+ * Finds the first syntax error of a JSON text: its offset and what was expected. Used only to report
+ * a failed JSON.parse, whose messages on Node 20 carry no position.
+ */
+export function jsonSyntaxError(text: string): { offset: number; message: string } | undefined {
+  let i = 0;
+  const fail = (message: string): never => {
+    throw { offset: i, message };
+  };
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const found = () => (i >= text.length ? 'end of input' : JSON.stringify(text[i]));
+  const literal = (word: string) => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail(`unexpected ${found()}`);
+  };
+  const string = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail('bad \\u escape');
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? '')) fail('bad escape');
+      } else if (text.charCodeAt(i) < 0x20) fail('control character in a string');
+      i++;
+    }
+    if (i >= text.length) fail('unterminated string');
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail(`expected a string key, found ${found()}`);
+        string();
+        ws();
+        if (text[i] !== ':') fail(`expected ":", found ${found()}`);
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') return void i++;
+        else fail(`expected "," or "}", found ${found()}`);
+      }
+    } else if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') return void i++;
+        else fail(`expected "," or "]", found ${found()}`);
+      }
+    } else if (c === '"') string();
+    else if (c === 't') literal('true');
+    else if (c === 'f') literal('false');
+    else if (c === 'n') literal('null');
+    else {
+      const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+      if (!m || m[0] === '' || m[0] === '-') fail(`unexpected ${found()}`);
+      i += m![0].length;
+    }
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) fail(`unexpected ${found()} after the value`);
+    return undefined;
+  } catch (e) {
+    if (typeof e === 'object' && e !== null && 'offset' in e) return e as { offset: number; message: string };
+    throw e;
+  }
+}

@@ -5,7 +5,7 @@
  * changed, and a failing operation gives an error naming its index, its path and why.
  */
 import { UserError } from '../util/errors.js';
-import { cloneJson, isPlainObject, jsonEqual, type JsonObject, type JsonValue } from '../util/json.js';
+import { cloneJson, isPlainObject, jsonEqual, jsonSyntaxError, type JsonObject, type JsonValue } from '../util/json.js';
 
 export type PatchOp =
   | { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue }
@@ -118,9 +118,9 @@ export function splitJsonStream(text: string, source: string): { value: unknown;
     try {
       out.push({ value: JSON.parse(chunk), offset: start });
     } catch (e) {
-      const m = /position (\d+)/.exec(String((e as Error).message));
-      const at = m ? start + Number(m[1]) : start;
-      throw new PatchError(`${source}: invalid JSON at ${positionOf(text, at)}: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')}`);
+      const err = jsonSyntaxError(chunk);
+      const at = start + (err?.offset ?? 0);
+      throw new PatchError(`${source}: invalid JSON at ${positionOf(text, at)}: ${err?.message ?? (e as Error).message}`);
     }
   }
   return out;

@@ -1,0 +1,145 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTree } from '../helpers/tree.js';
+import { ScopeValues, ValuesStore } from '../../src/values/index.js';
+
+const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+
+function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], { encoding: 'utf8', env: { ...process.env, ADDON_OPERATOR_TMP_DIR: '' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function renderValues(root: string, extra: string[] = []) {
+  return cli(['render', '--values', '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), ...extra]);
+}
+
+test('VALUES.md example: values.yaml files overridden by the ConfigMap', () => {
+  const root = makeTree({
+    'modules/values.yaml': 'global:\n  param1: 100\n  param2: "Yes"\nsomeModuleEnabled: true\n',
+    'modules/01-some-module/values.yaml': 'someModule:\n  param1: "String"\n',
+    'global-hooks/.keep': '',
+    'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: addon-operator\ndata:\n  global: |\n    param1: 200\n  someModule: |\n    param1: "Long string"\n    param2: "FOO"\n',
+  });
+  const r = renderValues(root, ['--config', join(root, 'cm.yaml')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    global: { param1: 200, param2: 'Yes' },
+    enabledModules: ['some-module'],
+    modules: { someModule: { param1: 'Long string', param2: 'FOO' } },
+  });
+});
+
+test('VALUES.md example: a config patch lands in the config values and in the merged values', () => {
+  const global = new ScopeValues('global', 'global');
+  global.setStatic([{ source: { kind: 'file', file: 'modules/values.yaml' }, values: { param1: 100, param2: 'Yes' } }]);
+  const store = new ValuesStore(global);
+  const m = new ScopeValues('someModule', 'module some-module');
+  m.setStatic([{ source: { kind: 'file', file: 'modules/01-some-module/values.yaml' }, values: { param1: 'String' } }]);
+  store.addModule(m);
+  store.applyConfig({ global: { param1: 200 }, modules: new Map([['someModule', { values: { param1: 'Long string', param2: 'FOO' } }]]) });
+  const saved = m.applyConfigPatch([{ op: 'add', path: '/someModule/param3', value: 'newValue' }], 'hook.sh');
+  assert.deepEqual(saved, { param1: 'Long string', param2: 'FOO', param3: 'newValue' });
+  assert.deepEqual(store.moduleHookConfigValues('someModule'), { global: { param1: 200 }, someModule: { param1: 'Long string', param2: 'FOO', param3: 'newValue' } });
+  assert.deepEqual(store.helmValues('someModule'), { global: { param1: 200, param2: 'Yes' }, someModule: { param1: 'Long string', param2: 'FOO', param3: 'newValue' } });
+});
+
+test('MODULES.md example: values.yaml, ConfigMap and a dot-path replace patch give the documented Helm values', () => {
+  const root = makeTree({
+    'modules/values.yaml': 'simpleOneModuleEnabled: true\n',
+    'modules/001-simple-one-module/values.yaml': 'simpleOneModule:\n  param1: value_1\n  param2: value_2\n',
+    'global-hooks/.keep': '',
+    'cm.yaml': 'global: |\n  globParam1: globalValue1\nsimpleOneModule: |\n  param3: value_3\n  param2: newValue_1\n',
+  });
+  const r = renderValues(root, ['--config', join(root, 'cm.yaml')]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  // what the beforeHelm hook gets in $VALUES_PATH (module section)
+  assert.deepEqual(out.modules.simpleOneModule, { param1: 'value_1', param2: 'newValue_1', param3: 'value_3' });
+  const store = new ValuesStore(new ScopeValues('global', 'global'));
+  const m = new ScopeValues('simpleOneModule', 'module simple-one-module');
+  m.setStatic([{ source: { kind: 'file', file: 'values.yaml' }, values: { param1: 'value_1', param2: 'value_2' } }]);
+  store.addModule(m);
+  store.applyConfig({ global: { globParam1: 'globalValue1' }, modules: new Map([['simpleOneModule', { values: { param3: 'value_3', param2: 'newValue_1' } }]]) });
+  m.applyValuesPatch([{ op: 'replace', path: '/simpleOneModule/param2', value: 'patchedValue_2' }], 'module-hooks.sh');
+  assert.deepEqual(store.helmValues('simpleOneModule'), {
+    global: { globParam1: 'globalValue1' },
+    simpleOneModule: { param1: 'value_1', param2: 'patchedValue_2', param3: 'value_3' },
+  });
+});
+
+test('render prints only enabled modules, with schema defaults, and limits output to named modules', () => {
+  const root = makeTree({
+    'modules/values.yaml': 'aEnabled: true\nbEnabled: true\n',
+    'modules/001-a/openapi/values.yaml': 'type: object\nproperties:\n  port: {type: integer, default: 80}\n',
+    'modules/002-b/values.yaml': 'b:\n  x: 1\n',
+    'modules/003-c/values.yaml': 'c:\n  y: 1\n',
+    'global-hooks/openapi/config-values.yaml': 'type: object\nproperties:\n  domain: {type: string, default: example.com}\n',
+  });
+  const all = JSON.parse(renderValues(root).stdout);
+  assert.deepEqual(all, { global: { domain: 'example.com' }, enabledModules: ['a', 'b'], modules: { a: { port: 80 }, b: { x: 1 } } });
+  const one = JSON.parse(renderValues(root, ['b']).stdout);
+  assert.deepEqual(Object.keys(one.modules), ['b']);
+  const unknown = renderValues(root, ['zzz']);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no module named "zzz"/);
+});
+
+test('bad input: each error names its source, exits 1 and prints no stack trace', () => {
+  const cases: { files: Record<string, string>; config?: string; expect: RegExp }[] = [
+    { files: { 'modules/values.yaml': 'global:\n  a: [1\n' }, expect: /invalid YAML in .*modules\/values\.yaml:\d+:\d+/ },
+    { files: { 'modules/001-m/values.yaml': 'm:\n  a: 1\nother: 2\n' }, expect: /001-m\/values\.yaml:3: unexpected root key "other"/ },
+    { files: { 'modules/001-m/openapi/config-values.yaml': 'type: object\nproperties:\n  a: {type: bogus}\n' }, expect: /001-m\/openapi\/config-values\.yaml: the schema is not valid/ },
+    {
+      files: { 'modules/values.yaml': 'mEnabled: true\n', 'modules/001-m/values.yaml': 'm:\n  replicas: many\n', 'modules/001-m/openapi/values.yaml': 'type: object\nproperties:\n  replicas: {type: integer}\n' },
+      expect: /module m: values do not match .*001-m\/openapi\/values\.yaml:\n  - m\.replicas: must be integer, got string "many" \(from .*001-m\/values\.yaml\)/,
+    },
+    {
+      files: { 'global-hooks/openapi/config-values.yaml': 'type: object\nrequired: [project]\nproperties:\n  project: {type: string}\n', 'modules/.keep': '' },
+      config: 'global: |\n  project: 5\n',
+      expect: /global: config values do not match .*config-values\.yaml:\n  - global\.project: must be string, got number 5 \(from ConfigMap key "global" in .*cm\.yaml\)/,
+    },
+    { files: { 'modules/001-dup/Chart.yaml': '', 'modules/002-dup/Chart.yaml': '' }, expect: /module "dup" is defined twice: .*001-dup and .*002-dup/ },
+    { files: { 'modules/001-m/values.yaml': 'm: {}\n' }, config: 'mEnabled: perhaps\n', expect: /a ConfigMap value must be a string|must be "true" or "false"/ },
+  ];
+  for (const c of cases) {
+    const root = makeTree({ 'global-hooks/.keep': '', ...c.files, ...(c.config ? { 'cm.yaml': c.config } : {}) });
+    const r = renderValues(root, c.config ? ['--config', join(root, 'cm.yaml')] : []);
+    assert.equal(r.code, 1, `expected failure for ${JSON.stringify(c.files)}; got ${r.stdout}`);
+    assert.match(r.stderr, c.expect);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace without --debug');
+    assert.equal(r.stdout, '');
+  }
+});
+
+test('an unreadable values file is reported with its path; --debug adds the stack', () => {
+  const root = makeTree({ 'global-hooks/.keep': '', 'modules/001-m/values.yaml': 'm: {}\n' });
+  chmodSync(join(root, 'modules/001-m/values.yaml'), 0o000);
+  const r = renderValues(root);
+  if (process.getuid?.() === 0) {
+    // root reads any file: the permission cannot make it unreadable here, so check a directory instead
+    const dirRoot = makeTree({ 'global-hooks/.keep': '', 'modules/001-m/values.yaml/x': '' });
+    const d = renderValues(dirRoot);
+    assert.equal(d.code, 1);
+    assert.match(d.stderr, /cannot read .*001-m\/values\.yaml: EISDIR/);
+    const dbg = renderValues(dirRoot, ['--debug']);
+    assert.match(dbg.stderr, /\n\s+at /);
+  } else {
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /cannot read .*001-m\/values\.yaml: EACCES/);
+  }
+});
+
+test('render without --values explains what it can do; --help works on every command', () => {
+  const r = cli(['render']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /only --values is available/);
+  for (const args of [['--help'], ['render', '--help'], ['version', '--help']]) {
+    const h = cli(args);
+    assert.equal(h.code, 0);
+    assert.match(h.stdout, /Usage: addon-operator/);
+  }
+});
