@@ -1,0 +1,125 @@
+/** Label selectors (`=`, `==`, `!=`, `in`, `notin`, exists, `!`) and field selectors. */
+import { badRequest } from './errors.js';
+
+export type Labels = Record<string, string> | undefined;
+
+type Requirement =
+  | { op: 'eq' | 'neq'; key: string; value: string }
+  | { op: 'in' | 'notin'; key: string; values: string[] }
+  | { op: 'exists' | 'notexists'; key: string };
+
+export type LabelSelector = (labels: Labels) => boolean;
+
+const KEY_RE = /^([a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?$/;
+const VALUE_RE = /^([a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?)?$/;
+
+/** Splits on commas that are not inside parentheses. */
+function splitTop(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of s) {
+    if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+function checkKey(key: string, sel: string): string {
+  if (!KEY_RE.test(key)) throw badRequest(`unable to parse requirement: invalid label key "${key}" in selector "${sel}"`);
+  return key;
+}
+
+function checkValue(v: string, sel: string): string {
+  if (!VALUE_RE.test(v) || v.length > 63) throw badRequest(`unable to parse requirement: invalid label value "${v}" in selector "${sel}"`);
+  return v;
+}
+
+export function parseLabelSelector(sel: string | undefined | null): LabelSelector | undefined {
+  if (sel == null || sel.trim() === '') return undefined;
+  const reqs: Requirement[] = [];
+  for (const rawPart of splitTop(sel)) {
+    const part = rawPart.trim();
+    if (!part) throw badRequest(`unable to parse requirement: empty requirement in selector "${sel}"`);
+    let m: RegExpMatchArray | null;
+    if ((m = part.match(/^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/))) {
+      const values = m[3].split(',').map((v) => checkValue(v.trim(), sel));
+      reqs.push({ op: m[2] as 'in' | 'notin', key: checkKey(m[1], sel), values });
+    } else if ((m = part.match(/^!\s*(\S+)$/))) {
+      reqs.push({ op: 'notexists', key: checkKey(m[1], sel) });
+    } else if ((m = part.match(/^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/))) {
+      reqs.push({ op: m[2] === '!=' ? 'neq' : 'eq', key: checkKey(m[1], sel), value: checkValue(m[3], sel) });
+    } else if ((m = part.match(/^([^=!\s(),]+)$/))) {
+      reqs.push({ op: 'exists', key: checkKey(m[1], sel) });
+    } else {
+      throw badRequest(`unable to parse requirement: couldn't parse the selector string "${sel}"`);
+    }
+  }
+  return (labels) => reqs.every((r) => matchRequirement(r, labels));
+}
+
+function matchRequirement(r: Requirement, labels: Labels): boolean {
+  const has = labels != null && Object.prototype.hasOwnProperty.call(labels, r.key);
+  const v = has ? labels![r.key] : undefined;
+  switch (r.op) {
+    case 'eq':
+      return has && v === r.value;
+    case 'neq':
+      return !has || v !== r.value;
+    case 'in':
+      return has && r.values.includes(v!);
+    case 'notin':
+      return !has || !r.values.includes(v!);
+    case 'exists':
+      return has;
+    case 'notexists':
+      return !has;
+  }
+}
+
+export interface FieldSubject {
+  name: string;
+  namespace: string;
+  /** Other fields a selector may name (e.g. `status.phase`, `spec.nodeName`), read lazily. */
+  get?: (path: string) => string | undefined;
+}
+
+export type FieldSelector = (o: FieldSubject) => boolean;
+
+/** Field selectors: `metadata.name`, `metadata.namespace` (and any dotted path, compared as a string). */
+export function parseFieldSelector(sel: string | undefined | null): FieldSelector | undefined {
+  if (sel == null || sel.trim() === '') return undefined;
+  const reqs: { key: string; neq: boolean; value: string }[] = [];
+  for (const rawPart of sel.split(',')) {
+    const part = rawPart.trim();
+    const m = part.match(/^([A-Za-z0-9_.-]+)\s*(==|=|!=)\s*(.*)$/);
+    if (!m) throw badRequest(`invalid field selector: "${sel}"`);
+    reqs.push({ key: m[1], neq: m[2] === '!=', value: m[3] });
+  }
+  return (o) =>
+    reqs.every((r) => {
+      let v: string | undefined;
+      if (r.key === 'metadata.name') v = o.name;
+      else if (r.key === 'metadata.namespace') v = o.namespace;
+      else v = o.get?.(r.key) ?? '';
+      return r.neq ? v !== r.value : v === r.value;
+    });
+}
+
+/** A match-labels/match-expressions selector object (as in Deployment.spec.selector) as a string. */
+export function selectorObjectToString(sel: any): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) parts.push(`${k}=${v}`);
+  for (const e of sel?.matchExpressions ?? []) {
+    const op = String(e.operator).toLowerCase();
+    if (op === 'in' || op === 'notin') parts.push(`${e.key} ${op} (${(e.values ?? []).join(',')})`);
+    else if (op === 'exists') parts.push(e.key);
+    else if (op === 'doesnotexist') parts.push(`!${e.key}`);
+  }
+  return parts.join(',');
+}

@@ -1,0 +1,471 @@
+/** HTTP routing: authentication, test controls, body limits, discovery, and the resource verbs. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import {
+  StatusError,
+  badRequest,
+  gone,
+  internalError,
+  methodNotAllowed,
+  tooLarge,
+  tooManyRequests,
+  unauthorized,
+  unsupportedMediaType,
+} from './errors.js';
+import { isObject } from './json.js';
+import { joinApiVersion, typeKey, type Registry, type ResourceType } from './registry.js';
+import type { Resources, WriteContext } from './resources.js';
+import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import type { Store, StoreEvent } from './store.js';
+import { eventLine, type WatchHub } from './watch.js';
+import { toTable } from './table.js';
+import { openapiV2Document, openapiV2Protobuf, openapiV3Document, openapiV3Index } from './openapi.js';
+import { decodeProtobufObject, isProtobuf } from './protobuf.js';
+
+export interface RequestLogEntry {
+  time: string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  contentType?: string;
+  accept?: string;
+  userAgent?: string;
+  /** The HTTP status sent (set when the response headers go out). */
+  status?: number;
+}
+
+export interface ControlState {
+  failNext: number;
+  failCode: number;
+  latencyMs: number;
+  requestLog: RequestLogEntry[];
+  requestLogLimit: number;
+}
+
+export interface ServerDeps {
+  registry: Registry;
+  store: Store;
+  resources: Resources;
+  hub: WatchHub;
+  token: string;
+  maxBodyBytes: number;
+  bookmarkIntervalMs: number;
+  controls: ControlState;
+  version: Record<string, string>;
+  /** Open watch responses, so that stop() can end them. */
+  onWatchOpen?: (close: () => void) => () => void;
+}
+
+const JSON_CT = 'application/json';
+
+function send(res: ServerResponse, code: number, body: string, contentType = JSON_CT): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
+  res.end(body);
+}
+
+function sendBuffer(res: ServerResponse, code: number, body: Buffer, contentType: string): void {
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': body.length });
+  res.end(body);
+}
+
+function sendError(res: ServerResponse, err: unknown): void {
+  const se = err instanceof StatusError ? err : internalError(err instanceof Error ? err.message : String(err));
+  if (!(err instanceof StatusError)) console.error('sandbox: internal error', err);
+  const headers: Record<string, string> = {};
+  if (se.code === 429) headers['Retry-After'] = '1';
+  if (se.code === 401) headers['WWW-Authenticate'] = 'Bearer realm="addon-operator-sandbox"';
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  send(res, se.code, JSON.stringify(se.toStatus()));
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = declared > limit;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) over = true;
+      if (!over) chunks.push(c);
+    });
+    req.on('end', () => (over ? reject(tooLarge(limit)) : resolve(Buffer.concat(chunks))));
+    req.on('error', reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  if (!header || !header.startsWith('Bearer ')) return false;
+  const got = Buffer.from(header.slice(7).trim());
+  const want = Buffer.from(token);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+function wantsTable(accept: string | undefined): boolean {
+  return !!accept && /as=Table/.test(accept.split(',')[0] ?? '') ;
+}
+
+function decodeBody(buf: Buffer, contentType: string | undefined): unknown {
+  const ct = (contentType ?? JSON_CT).split(';')[0].trim().toLowerCase();
+  if (isProtobuf(ct)) return decodeProtobufObject(buf);
+  const text = buf.toString('utf8');
+  if (ct === 'application/json' || ct === '' || ct.endsWith('+json')) {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw badRequest(`error decoding JSON body: ${(err as Error).message}`);
+    }
+  }
+  if (ct === 'application/yaml' || ct === 'application/x-yaml' || ct === 'text/yaml') {
+    try {
+      return parseYaml(text);
+    } catch (err) {
+      throw badRequest(`error decoding YAML body: ${(err as Error).message}`);
+    }
+  }
+  throw unsupportedMediaType(ct);
+}
+
+function notFoundPath(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+export function createHandler(d: ServerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(d, req, res).catch((err: unknown) => sendError(res, err));
+  };
+}
+
+async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sandbox');
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = v;
+  const entry: RequestLogEntry = {
+    time: new Date().toISOString(),
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query,
+    contentType: req.headers['content-type'],
+    accept: req.headers.accept,
+    userAgent: req.headers['user-agent'],
+  };
+  const c = d.controls;
+  c.requestLog.push(entry);
+  if (c.requestLog.length > c.requestLogLimit) c.requestLog.splice(0, c.requestLog.length - c.requestLogLimit);
+  const origWriteHead = res.writeHead.bind(res);
+  (res as any).writeHead = (code: number, ...rest: any[]) => {
+    entry.status = code;
+    return (origWriteHead as any)(code, ...rest);
+  };
+
+  if (!tokenMatches(req.headers.authorization, d.token)) {
+    req.resume();
+    throw unauthorized();
+  }
+  if (c.latencyMs > 0) await sleep(c.latencyMs);
+  if (c.failNext > 0) {
+    c.failNext--;
+    req.resume();
+    throw c.failCode === 429 ? tooManyRequests() : new StatusError(c.failCode, c.failCode === 500 ? 'InternalError' : 'ServiceUnavailable', 'injected failure (sandbox test control)');
+  }
+  const method = req.method ?? 'GET';
+  let body: Buffer = Buffer.alloc(0);
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
+    body = await readBody(req, d.maxBodyBytes);
+  } else req.resume();
+
+  const segs = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  const accept = req.headers.accept;
+
+  if (segs.length === 0) {
+    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];
+    for (const [g, vs] of d.registry.groups()) if (g) for (const v of vs) paths.push(`/apis/${g}`, `/apis/${g}/${v}`);
+    return send(res, 200, JSON.stringify({ paths: [...new Set(paths)].sort() }));
+  }
+  const head = segs[0];
+  if (head === 'version') return send(res, 200, JSON.stringify(d.version));
+  if (head === 'healthz' || head === 'livez' || head === 'readyz') return send(res, 200, 'ok', 'text/plain; charset=utf-8');
+  if (head === 'openapi') {
+    if (segs[1] === 'v2' && segs.length === 2) {
+      if (accept?.includes('protobuf')) {
+        return sendBuffer(res, 200, openapiV2Protobuf(), 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+      }
+      return send(res, 200, JSON.stringify(openapiV2Document()));
+    }
+    if (segs[1] === 'v3' && segs.length === 2) return send(res, 200, JSON.stringify(openapiV3Index(d.registry)));
+    if (segs[1] === 'v3') {
+      const [g, v] = segs[2] === 'api' ? ['', segs[3]] : [segs[3], segs[4]];
+      const doc = v ? openapiV3Document(d.registry, g ?? '', v) : undefined;
+      if (!doc) throw notFoundPath();
+      return send(res, 200, JSON.stringify(doc));
+    }
+    throw notFoundPath();
+  }
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (head === 'api') {
+    if (segs.length === 1) {
+      if (method !== 'GET') throw methodNotAllowed();
+      return send(res, 200, JSON.stringify({ kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `${req.socket.localAddress}:${req.socket.localPort}` }] }));
+    }
+    group = '';
+    version = segs[1];
+    rest = segs.slice(2);
+  } else if (head === 'apis') {
+    if (segs.length === 1) return send(res, 200, JSON.stringify(d.registry.apiGroupList()));
+    if (segs.length === 2) {
+      const g = d.registry.apiGroup(segs[1]);
+      if (!g) throw notFoundPath();
+      return send(res, 200, JSON.stringify(g));
+    }
+    group = segs[1];
+    version = segs[2];
+    rest = segs.slice(3);
+  } else throw notFoundPath();
+
+  if (!d.registry.hasGroupVersion(group, version)) throw notFoundPath();
+  if (rest.length === 0) {
+    if (method !== 'GET') throw methodNotAllowed();
+    return send(res, 200, JSON.stringify(d.registry.resourceList(group, version)));
+  }
+  let watchPath = false;
+  if (rest[0] === 'watch') {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+  let ns = '';
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+    ns = rest[1];
+    rest = rest.slice(2);
+  }
+  if (rest.length > 3 || rest.length === 0) throw notFoundPath();
+  const [plural, name, sub] = rest;
+  const t = d.registry.lookup(group, version, plural);
+  if (!t) throw notFoundPath();
+  if (ns && !t.namespaced) throw notFoundPath();
+  if (sub && !d.registry.subresourcesFor(t, version).includes(sub)) throw notFoundPath();
+
+  const dryRun = query.dryRun === 'All';
+  const explicitManager = !!query.fieldManager;
+  const ua = String(req.headers['user-agent'] ?? 'unknown');
+  const ctx: WriteContext = {
+    manager: query.fieldManager || ua.split('/')[0] || 'unknown',
+    explicitManager,
+    dryRun,
+    force: query.force === 'true' || query.force === '1',
+  };
+  const isWatch = watchPath || query.watch === 'true' || query.watch === '1';
+
+  switch (method) {
+    case 'GET': {
+      if (isWatch) {
+        const q = { ...query };
+        if (name) q.fieldSelector = [q.fieldSelector, `metadata.name=${name}`].filter(Boolean).join(',');
+        return watch(d, req, res, t, version, ns, q, wantsTable(accept));
+      }
+      if (!name) return list(d, res, t, version, ns, query, accept);
+      if (sub === 'scale') return send(res, 200, JSON.stringify(d.resources.getScale(t, ns, name)));
+      const e = d.resources.get(t, ns, name);
+      const json = d.resources.render(t, version, e.json);
+      if (wantsTable(accept)) {
+        return send(res, 200, JSON.stringify(toTable(t, version, [JSON.parse(json)], { resourceVersion: String(e.rv) }, query.includeObject)));
+      }
+      return send(res, 200, json);
+    }
+    case 'POST': {
+      if (name) throw methodNotAllowed();
+      if (t.namespaced && !ns) throw methodNotAllowed(`the server does not allow this method on the requested resource: create ${t.plural} needs a namespace in the path`);
+      const obj = decodeBody(body, req.headers['content-type']);
+      const r = d.resources.create(t, version, ns, obj, ctx);
+      return send(res, r.code, d.resources.render(t, version, r.json));
+    }
+    case 'PUT': {
+      if (!name) throw methodNotAllowed();
+      if (sub === 'scale') {
+        const r = d.resources.updateScale(t, version, ns, name, 'application/json', body.toString('utf8'), ctx);
+        return send(res, r.code, r.json);
+      }
+      const obj = decodeBody(body, req.headers['content-type']);
+      if (sub === 'finalize') {
+        // namespaces/NAME/finalize sets spec.finalizers
+        const cur = JSON.parse(d.resources.get(t, ns, name).json);
+        const next = { ...cur, spec: { ...(cur.spec ?? {}), finalizers: isObject(obj) ? ((obj as any).spec?.finalizers ?? []) : [] } };
+        const r = d.resources.update(t, version, ns, name, next, ctx);
+        return send(res, r.code, r.json);
+      }
+      const r = d.resources.update(t, version, ns, name, obj, ctx, sub);
+      return send(res, r.code, d.resources.render(t, version, r.json));
+    }
+    case 'PATCH': {
+      if (!name) throw methodNotAllowed();
+      if (sub === 'scale') {
+        const r = d.resources.updateScale(t, version, ns, name, req.headers['content-type'], body.toString('utf8'), ctx);
+        return send(res, r.code, r.json);
+      }
+      const r = d.resources.patch(t, version, ns, name, String(req.headers['content-type'] ?? ''), body.toString('utf8'), ctx, sub);
+      return send(res, r.code, d.resources.render(t, version, r.json));
+    }
+    case 'DELETE': {
+      let opts: any = {};
+      if (body.length) {
+        const parsed = decodeBody(body, req.headers['content-type']?.includes('json') || !req.headers['content-type'] ? JSON_CT : req.headers['content-type']);
+        if (isObject(parsed)) opts = parsed;
+      }
+      if (query.propagationPolicy) opts.propagationPolicy = query.propagationPolicy;
+      if (opts.dryRun?.includes?.('All')) ctx.dryRun = true;
+      if (!name) {
+        if (sub) throw methodNotAllowed();
+        const json = d.resources.deleteCollection(t, version, ns, selectorOpts(query), opts, ctx);
+        return send(res, 200, json);
+      }
+      if (sub) throw methodNotAllowed();
+      const r = d.resources.delete(t, version, ns, name, opts, ctx);
+      return send(res, r.code, r.json);
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}
+
+function selectorOpts(query: Record<string, string>): { labelSelector?: ReturnType<typeof parseLabelSelector>; fieldSelector?: ReturnType<typeof parseFieldSelector> } {
+  return { labelSelector: parseLabelSelector(query.labelSelector), fieldSelector: parseFieldSelector(query.fieldSelector) };
+}
+
+function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version: string, ns: string, query: Record<string, string>, accept: string | undefined): void {
+  const limit = query.limit ? Number(query.limit) : 0;
+  if (query.limit && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${query.limit}`);
+  if (query.resourceVersionMatch === 'Exact' && query.resourceVersion && Number(query.resourceVersion) < d.store.floor) {
+    throw gone(`too old resource version: ${query.resourceVersion} (${d.store.floor})`);
+  }
+  const r = d.resources.list(t, ns, { ...selectorOpts(query), limit, continue: query.continue });
+  const meta: Record<string, unknown> = { resourceVersion: String(r.rv) };
+  if (r.continue) meta.continue = r.continue;
+  if (r.remaining !== undefined && !query.labelSelector && !query.fieldSelector) meta.remainingItemCount = r.remaining;
+  if (wantsTable(accept)) {
+    const objs = r.entries.map((e) => JSON.parse(d.resources.render(t, version, e.json)));
+    return send(res, 200, JSON.stringify(toTable(t, version, objs, meta, query.includeObject)));
+  }
+  const av = joinApiVersion(t.group, version);
+  const parts: string[] = new Array(r.entries.length);
+  for (let i = 0; i < r.entries.length; i++) parts[i] = d.resources.render(t, version, r.entries[i].json);
+  send(res, 200, `{"kind":"${t.listKind}","apiVersion":"${av}","metadata":${JSON.stringify(meta)},"items":[${parts.join(',')}]}`);
+}
+
+function watch(
+  d: ServerDeps,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  t: ResourceType,
+  version: string,
+  ns: string,
+  query: Record<string, string>,
+  table: boolean,
+): void {
+  const { labelSelector, fieldSelector } = selectorOpts(query);
+  const rvParam = query.resourceVersion ?? '';
+  let from = -1;
+  if (rvParam !== '' && rvParam !== '0') {
+    from = Number(rvParam);
+    if (!Number.isInteger(from) || from < 0) throw badRequest(`invalid resource version: ${rvParam}`);
+  }
+  const sendInitial = query.sendInitialEvents === 'true' || from < 0;
+  const bookmarks = query.allowWatchBookmarks === 'true' || query.allowWatchBookmarks === '1';
+  const timeoutSeconds = query.timeoutSeconds ? Number(query.timeoutSeconds) : 0;
+  const tkey = typeKey(t.group, t.plural);
+  const av = joinApiVersion(t.group, version);
+
+  res.writeHead(200, { 'Content-Type': JSON_CT, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+
+  let firstTable = true;
+  const format = (type: string, json: string): string | undefined => {
+    if (table) {
+      const obj = JSON.parse(d.resources.render(t, version, json));
+      const tbl = toTable(t, version, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, query.includeObject, firstTable);
+      firstTable = false;
+      return eventLine(type, JSON.stringify(tbl));
+    }
+    if (!t.builtin) {
+      const rendered = d.resources.render(t, version, json);
+      if (rendered !== json) return eventLine(type, rendered);
+    }
+    return undefined;
+  };
+
+  const bookmarkLine = (initialEnd = false): string => {
+    const meta: Record<string, unknown> = { resourceVersion: String(d.store.rv) };
+    if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
+    return eventLine('BOOKMARK', JSON.stringify({ kind: t.kind, apiVersion: av, metadata: meta }));
+  };
+
+  let timers: NodeJS.Timeout[] = [];
+  const w = d.hub.add({
+    tkey,
+    ns: t.namespaced ? ns : '',
+    labelSelector,
+    fieldSelector,
+    format,
+    write: (line) => {
+      res.write(line);
+    },
+    end: () => {
+      for (const tm of timers) clearTimeout(tm);
+      timers = [];
+      unregister?.();
+      res.end();
+    },
+  });
+  const unregister = d.onWatchOpen?.(() => w.close());
+
+  // Catch-up: everything after `from`, or the current state as ADDED events.
+  if (from >= 0 && !(sendInitial && query.sendInitialEvents === 'true')) {
+    const events = d.store.eventsSince(from);
+    if (!events) {
+      const st = gone(`too old resource version: ${from} (${d.store.floor})`).toStatus();
+      res.write(eventLine('ERROR', JSON.stringify(st)));
+      w.close();
+      return;
+    }
+    for (const ev of events) d.hub.deliver(w, ev);
+  } else {
+    const entries = d.resources.list(t, t.namespaced ? ns : '', { labelSelector, fieldSelector }).entries;
+    for (const e of entries) {
+      const ev: StoreEvent = { rv: e.rv, type: 'ADDED', tkey, ns: e.ns, name: e.name, labels: e.labels, json: e.json };
+      d.hub.deliver(w, ev);
+    }
+    if (bookmarks && query.sendInitialEvents === 'true') res.write(bookmarkLine(true));
+  }
+
+  if (bookmarks && d.bookmarkIntervalMs > 0) {
+    const tick = (): void => {
+      if (w.closed) return;
+      res.write(bookmarkLine());
+      timers.push(setTimeout(tick, d.bookmarkIntervalMs).unref());
+    };
+    timers.push(setTimeout(tick, d.bookmarkIntervalMs).unref());
+  }
+  if (timeoutSeconds > 0) {
+    timers.push(
+      setTimeout(() => {
+        if (bookmarks && !w.closed) res.write(bookmarkLine());
+        w.close();
+      }, timeoutSeconds * 1000),
+    );
+  }
+  res.on('close', () => w.close());
+}

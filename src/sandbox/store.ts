@@ -1,0 +1,199 @@
+/**
+ * The object store: objects kept as their JSON text (compact, and a list is a concatenation), a global
+ * resourceVersion counter and a bounded history of change events for watches.
+ */
+import type { Labels } from './selectors.js';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface Entry {
+  ns: string;
+  name: string;
+  rv: number;
+  labels: Labels;
+  /** The object as compact JSON, with `metadata.resourceVersion` equal to `rv`. */
+  json: string;
+}
+
+export interface StoreEvent {
+  rv: number;
+  type: EventType;
+  /** Resource type key (`group/plural`). */
+  tkey: string;
+  ns: string;
+  name: string;
+  labels: Labels;
+  /** Labels before a MODIFIED event (for label-selector transitions). */
+  prevLabels?: Labels;
+  json: string;
+  /** `{"type":...,"object":...}\n`, built once on first use. */
+  line?: string;
+}
+
+export interface Bucket {
+  items: Map<string, Entry>;
+  /** Sorted keys (`ns/name`), rebuilt lazily after creations and removals. */
+  sorted?: string[];
+}
+
+export interface PersistRecord {
+  rv: number;
+  tkey: string;
+  ns: string;
+  name: string;
+  /** The object's JSON, or null for a removal. */
+  json: string | null;
+}
+
+export interface StoreOptions {
+  historyLimit: number;
+  /** Called synchronously for every change before it is acknowledged (durable persistence). */
+  persist?: (rec: PersistRecord) => void;
+}
+
+export function objectKey(ns: string, name: string): string {
+  return ns ? `${ns}/${name}` : name;
+}
+
+export class Store {
+  rv = 0;
+  private readonly buckets = new Map<string, Bucket>();
+  private history: StoreEvent[] = [];
+  /** Watches may resume from any resourceVersion >= floor. */
+  floor = 0;
+  private readonly listeners = new Set<(ev: StoreEvent) => void>();
+
+  constructor(private readonly opts: StoreOptions) {}
+
+  nextRV(): number {
+    return this.rv + 1;
+  }
+
+  onEvent(fn: (ev: StoreEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  bucket(tkey: string): Bucket {
+    let b = this.buckets.get(tkey);
+    if (!b) {
+      b = { items: new Map() };
+      this.buckets.set(tkey, b);
+    }
+    return b;
+  }
+
+  get(tkey: string, ns: string, name: string): Entry | undefined {
+    return this.buckets.get(tkey)?.items.get(objectKey(ns, name));
+  }
+
+  /** Entries sorted by namespace/name, optionally in one namespace, starting after `after`. */
+  list(tkey: string, ns?: string): Entry[] {
+    const b = this.buckets.get(tkey);
+    if (!b) return [];
+    if (!b.sorted) b.sorted = [...b.items.keys()].sort();
+    const out: Entry[] = [];
+    if (ns) {
+      const prefix = `${ns}/`;
+      // binary search to the first key of the namespace
+      let lo = 0;
+      let hi = b.sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (b.sorted[mid] < prefix) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < b.sorted.length && b.sorted[i].startsWith(prefix); i++) out.push(b.items.get(b.sorted[i])!);
+    } else {
+      for (const k of b.sorted) out.push(b.items.get(k)!);
+    }
+    return out;
+  }
+
+  count(tkey: string): number {
+    return this.buckets.get(tkey)?.items.size ?? 0;
+  }
+
+  /** Stores an object whose `metadata.resourceVersion` is already `rv` (= nextRV()). */
+  put(tkey: string, type: 'ADDED' | 'MODIFIED', ns: string, name: string, labels: Labels, json: string, rv: number): Entry {
+    if (rv !== this.rv + 1) throw new Error(`store: resourceVersion out of order (${rv} after ${this.rv})`);
+    this.opts.persist?.({ rv, tkey, ns, name, json });
+    this.rv = rv;
+    const b = this.bucket(tkey);
+    const key = objectKey(ns, name);
+    const prev = b.items.get(key);
+    const entry: Entry = { ns, name, rv, labels, json };
+    b.items.set(key, entry);
+    if (!prev) b.sorted = undefined;
+    this.emit({ rv, type, tkey, ns, name, labels, prevLabels: prev?.labels, json });
+    return entry;
+  }
+
+  /** Removes an object; `json` is its final state carrying the new `rv` (= nextRV()). */
+  remove(tkey: string, ns: string, name: string, json: string, rv: number): void {
+    if (rv !== this.rv + 1) throw new Error(`store: resourceVersion out of order (${rv} after ${this.rv})`);
+    const b = this.buckets.get(tkey);
+    const key = objectKey(ns, name);
+    const prev = b?.items.get(key);
+    if (!b || !prev) return;
+    this.opts.persist?.({ rv, tkey, ns, name, json: null });
+    this.rv = rv;
+    b.items.delete(key);
+    b.sorted = undefined;
+    this.emit({ rv, type: 'DELETED', tkey, ns, name, labels: prev.labels, json });
+  }
+
+  /** Loads an entry without an event (used when restoring persisted state). */
+  restore(tkey: string, ns: string, name: string, labels: Labels, json: string | null, rv: number): void {
+    const b = this.bucket(tkey);
+    const key = objectKey(ns, name);
+    if (json === null) b.items.delete(key);
+    else b.items.set(key, { ns, name, rv, labels, json });
+    b.sorted = undefined;
+    if (rv > this.rv) this.rv = rv;
+    this.floor = this.rv;
+  }
+
+  dropBucket(tkey: string): void {
+    this.buckets.delete(tkey);
+  }
+
+  tkeys(): string[] {
+    return [...this.buckets.keys()];
+  }
+
+  private emit(ev: StoreEvent): void {
+    this.history.push(ev);
+    const limit = this.opts.historyLimit;
+    if (this.history.length > limit + Math.max(16, limit >> 3)) {
+      const drop = this.history.length - limit;
+      this.floor = this.history[drop - 1].rv;
+      this.history = this.history.slice(drop);
+    }
+    for (const fn of this.listeners) fn(ev);
+  }
+
+  /** Events with rv > from, or undefined when some of them are no longer kept (410 Gone). */
+  eventsSince(from: number): StoreEvent[] | undefined {
+    if (from < this.floor) return undefined;
+    let lo = 0;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.history[mid].rv <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.history.slice(lo);
+  }
+
+  /** Forgets the event history: watches from any older resourceVersion get 410 Gone. */
+  compact(): void {
+    this.history = [];
+    this.floor = this.rv;
+  }
+
+  /** Every live object, for snapshots. */
+  *entries(): Generator<[string, Entry]> {
+    for (const [tkey, b] of this.buckets) for (const e of b.items.values()) yield [tkey, e];
+  }
+}

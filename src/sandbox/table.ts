@@ -1,0 +1,165 @@
+/** `Accept: application/json;as=Table;g=meta.k8s.io;v=v1`: the Table objects `kubectl get` prints. */
+import type { ResourceType } from './registry.js';
+
+interface Column {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+  cell: (o: any) => unknown;
+}
+
+/** Go's duration.HumanDuration as kubectl prints ages. */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60 * 2) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (m < 60 * 3) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  if (h < 24 * 8) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
+  if (h < 24 * 365 * 2) return `${Math.floor(h / 24)}d`;
+  if (h < 24 * 365 * 8) return `${Math.floor(h / 24 / 365)}y${Math.floor(h / 24) % 365}d`;
+  return `${Math.floor(h / 24 / 365)}y`;
+}
+
+function age(o: any): string {
+  const ts = o?.metadata?.creationTimestamp;
+  if (!ts) return '<unknown>';
+  return humanDuration(Date.now() - Date.parse(ts));
+}
+
+const col = (name: string, cell: (o: any) => unknown, type = 'string', priority = 0, format = ''): Column => ({
+  name,
+  type,
+  format,
+  description: '',
+  priority,
+  cell,
+});
+
+const NAME = col('Name', (o) => o.metadata?.name ?? '', 'string', 0, 'name');
+const AGE = col('Age', age);
+
+function count(o: unknown): number {
+  return o && typeof o === 'object' ? Object.keys(o).length : 0;
+}
+
+function builtinColumns(kind: string): Column[] {
+  switch (kind) {
+    case 'Namespace':
+      return [NAME, col('Status', (o) => o.status?.phase ?? 'Active'), AGE];
+    case 'ConfigMap':
+      return [NAME, col('Data', (o) => count(o.data) + count(o.binaryData), 'integer'), AGE];
+    case 'Secret':
+      return [NAME, col('Type', (o) => o.type ?? 'Opaque'), col('Data', (o) => count(o.data), 'integer'), AGE];
+    case 'Pod':
+      return [
+        NAME,
+        col('Ready', (o) => {
+          const cs: any[] = o.status?.containerStatuses ?? [];
+          return `${cs.filter((c) => c.ready).length}/${(o.spec?.containers ?? []).length}`;
+        }),
+        col('Status', (o) => o.status?.phase ?? 'Pending'),
+        col('Restarts', (o) => (o.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0), 'string'),
+        AGE,
+      ];
+    case 'Deployment':
+    case 'StatefulSet':
+      return [
+        NAME,
+        col('Ready', (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 1}`),
+        ...(kind === 'Deployment'
+          ? [col('Up-to-date', (o) => o.status?.updatedReplicas ?? 0, 'integer'), col('Available', (o) => o.status?.availableReplicas ?? 0, 'integer')]
+          : []),
+        AGE,
+      ];
+    case 'Service':
+      return [
+        NAME,
+        col('Type', (o) => o.spec?.type ?? 'ClusterIP'),
+        col('Cluster-IP', (o) => o.spec?.clusterIP ?? '<none>'),
+        col('External-IP', (o) => (o.spec?.externalIPs ?? []).join(',') || '<none>'),
+        col('Port(s)', (o) => (o.spec?.ports ?? []).map((p: any) => `${p.port}/${p.protocol ?? 'TCP'}`).join(',') || '<none>'),
+        AGE,
+      ];
+    case 'CustomResourceDefinition':
+      return [NAME, col('Created At', (o) => o.metadata?.creationTimestamp ?? '', 'date')];
+    case 'Lease':
+      return [NAME, col('Holder', (o) => o.spec?.holderIdentity ?? ''), AGE];
+    case 'Job':
+      return [NAME, col('Status', (o) => (o.status?.succeeded ? 'Complete' : 'Running')), col('Completions', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), AGE];
+    default:
+      return [NAME, AGE];
+  }
+}
+
+function jsonPathGet(o: any, path: string): unknown {
+  // simple JSONPath: .a.b, .a[0].b, .a[?(@.type=="Ready")].status
+  let cur: any = o;
+  const re = /\.([A-Za-z0-9_\-$]+)|\[(\d+)\]|\[\?\(@\.([A-Za-z0-9_]+)\s*==\s*["']([^"']*)["']\)\]/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(path)) && cur !== undefined && cur !== null) {
+    if (m[1] !== undefined) cur = cur[m[1]];
+    else if (m[2] !== undefined) cur = Array.isArray(cur) ? cur[Number(m[2])] : undefined;
+    else cur = Array.isArray(cur) ? cur.find((x) => x && String(x[m![3]]) === m![4]) : undefined;
+  }
+  return cur;
+}
+
+function columnsFor(t: ResourceType, version: string): Column[] {
+  if (t.builtin) return builtinColumns(t.kind);
+  const pcs = t.printerColumns?.[version] ?? [];
+  if (!pcs.length) return [NAME, AGE];
+  return [
+    NAME,
+    ...pcs.map((p) =>
+      col(
+        p.name,
+        (o) => {
+          const v = jsonPathGet(o, p.jsonPath);
+          if (v === undefined || v === null) return p.type === 'date' ? '<unknown>' : '<none>';
+          if (p.type === 'date' && typeof v === 'string') return humanDuration(Date.now() - Date.parse(v));
+          return typeof v === 'object' ? JSON.stringify(v) : v;
+        },
+        p.type === 'date' ? 'string' : p.type,
+        p.priority ?? 0,
+        p.format ?? '',
+      ),
+    ),
+    AGE,
+  ];
+}
+
+function partial(o: any, includeObject: string): unknown {
+  if (includeObject === 'None') return undefined;
+  if (includeObject === 'Object') return o;
+  const { managedFields: _m, ...meta } = o.metadata ?? {};
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: meta };
+}
+
+export function toTable(
+  t: ResourceType,
+  version: string,
+  objects: any[],
+  meta: Record<string, unknown>,
+  includeObject = 'Metadata',
+  withColumns = true,
+): Record<string, unknown> {
+  const cols = columnsFor(t, version);
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: meta,
+    columnDefinitions: withColumns ? cols.map(({ cell: _c, ...d }) => d) : [],
+    rows: objects.map((o) => {
+      const row: Record<string, unknown> = { cells: cols.map((c) => c.cell(o)) };
+      const obj = partial(o, includeObject);
+      if (obj !== undefined) row.object = obj;
+      return row;
+    }),
+  };
+}
