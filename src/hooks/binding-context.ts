@@ -266,10 +266,15 @@ const GO_ESCAPES: Readonly<Record<string, string>> = {
   '\u2029': '\\u2029',
 };
 
-/** Go sorts map keys by bytes (UTF-8); for BMP-only strings UTF-16 order differs only above U+D7FF. */
-function compareGoStrings(a: string, b: string): number {
-  if (a === b) return 0;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+const ABOVE_SURROGATES = /[\uD800-\uFFFF]/;
+
+/**
+ * Go sorts map keys by their UTF-8 bytes. UTF-16 code-unit order (JS's default sort) is the same unless a key
+ * has characters from U+D800 up, so the byte comparison is used only then.
+ */
+function sortKeysGo(keys: string[]): string[] {
+  if (!keys.some((k) => ABOVE_SURROGATES.test(k))) return keys.sort();
+  return keys.sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
 }
 
 /** JSON as Go's encoding/json writes a map[string]interface{}: sorted keys, HTML characters escaped. */
@@ -279,20 +284,42 @@ export function goJsonStringify(value: unknown): string {
 }
 
 function stringifySorted(value: unknown): string {
+  const out: string[] = [];
+  writeSorted(value, out);
+  return out.join('');
+}
+
+function writeSorted(value: unknown, out: string[]): void {
   if (value === null || typeof value !== 'object') {
-    const s = JSON.stringify(value);
-    return s === undefined ? 'null' : s;
+    out.push(JSON.stringify(value) ?? 'null');
+    return;
   }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : stringifySorted(v))).join(',')}]`;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return stringifySorted((value as { toJSON(): unknown }).toJSON());
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',');
+      const v: unknown = value[i];
+      if (v === undefined || typeof v === 'function') out.push('null');
+      else writeSorted(v, out);
+    }
+    out.push(']');
+    return;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    writeSorted((value as { toJSON(): unknown }).toJSON(), out);
+    return;
+  }
   const src = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(src).sort(compareGoStrings)) {
+  out.push('{');
+  let first = true;
+  for (const key of sortKeysGo(Object.keys(src))) {
     const v = src[key];
     if (v === undefined || typeof v === 'function') continue;
-    parts.push(`${JSON.stringify(key)}:${stringifySorted(v)}`);
+    out.push(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
+    first = false;
+    writeSorted(v, out);
   }
-  return `{${parts.join(',')}}`;
+  out.push('}');
 }
 
 // ---------------------------------------------------------------------------------------------------
