@@ -115,10 +115,16 @@ function extendSchema(child: JsonObject, parent: JsonObject): JsonObject {
   return out;
 }
 
-/** Sets `additionalProperties: false` where unset (VALUES.md note), the way the Go operator does. */
+/**
+ * Sets `additionalProperties: false` where unset (VALUES.md note), recursing into properties and
+ * items. A schema that declares no `properties` or `patternProperties` stays open: VALUES.md calls
+ * `discovery: {type: object}` "an optional object with no restrictions on keys" (the Go code closes
+ * it too, so that it accepts only `{}`; docs/compatibility.md).
+ */
 export function closeObjects(schema: JsonObject): JsonObject {
   const out: JsonObject = { ...schema };
-  if (!('additionalProperties' in out)) out.additionalProperties = false;
+  const declaresKeys = isPlainObject(out.properties) || isPlainObject(out.patternProperties);
+  if (!('additionalProperties' in out) && declaresKeys) out.additionalProperties = false;
   if (isPlainObject(out.properties)) {
     const props: JsonObject = {};
     for (const [k, p] of Object.entries(out.properties)) {

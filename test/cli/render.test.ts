@@ -95,12 +95,12 @@ test('bad input: each error names its source, exits 1 and prints no stack trace'
     { files: { 'modules/001-m/openapi/config-values.yaml': 'type: object\nproperties:\n  a: {type: bogus}\n' }, expect: /001-m\/openapi\/config-values\.yaml: the schema is not valid/ },
     {
       files: { 'modules/values.yaml': 'mEnabled: true\n', 'modules/001-m/values.yaml': 'm:\n  replicas: many\n', 'modules/001-m/openapi/values.yaml': 'type: object\nproperties:\n  replicas: {type: integer}\n' },
-      expect: /module m: values do not match .*001-m\/openapi\/values\.yaml:\n  - m\.replicas: must be integer, got string "many" \(from .*001-m\/values\.yaml\)/,
+      expect: /module m: values do not match .*001-m\/openapi\/values\.yaml:\n {2}- m\.replicas: must be integer, got string "many" \(from .*001-m\/values\.yaml\)/,
     },
     {
       files: { 'global-hooks/openapi/config-values.yaml': 'type: object\nrequired: [project]\nproperties:\n  project: {type: string}\n', 'modules/.keep': '' },
       config: 'global: |\n  project: 5\n',
-      expect: /global: config values do not match .*config-values\.yaml:\n  - global\.project: must be string, got number 5 \(from ConfigMap key "global" in .*cm\.yaml\)/,
+      expect: /global: config values do not match .*config-values\.yaml:\n {2}- global\.project: must be string, got number 5 \(from ConfigMap key "global" in .*cm\.yaml\)/,
     },
     { files: { 'modules/001-dup/Chart.yaml': '', 'modules/002-dup/Chart.yaml': '' }, expect: /module "dup" is defined twice: .*001-dup and .*002-dup/ },
     { files: { 'modules/001-m/values.yaml': 'm: {}\n' }, config: 'mEnabled: perhaps\n', expect: /a ConfigMap value must be a string|must be "true" or "false"/ },

@@ -34,7 +34,7 @@ test('operations follow RFC 6902', () => {
   assert.deepEqual(applyPatch(doc, [{ op: 'remove', path: '/m/list/0' }]).m.list, [2, 3]);
   assert.deepEqual(applyPatch(doc, [{ op: 'replace', path: '/m/a', value: 'x' }]).m.a, 'x');
   assert.deepEqual(applyPatch(doc, [{ op: 'move', from: '/m/a', path: '/m/z' }]).m, { list: [1, 2, 3], z: 1 });
-  assert.deepEqual(applyPatch(doc, [{ op: 'copy', from: '/m/list', path: '/m/l2' }]).m.l2, [1, 2, 3]);
+  assert.deepEqual((applyPatch(doc, [{ op: 'copy', from: '/m/list', path: '/m/l2' }]).m as Record<string, unknown>).l2, [1, 2, 3]);
   assert.deepEqual(applyPatch(doc, [{ op: 'test', path: '/m/a', value: 1 }]), doc);
 });
 

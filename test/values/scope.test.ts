@@ -52,15 +52,25 @@ test('defaults: nested ones are applied, present nulls are kept, config defaults
 });
 
 test('additionalProperties: false is set wherever a schema leaves it unset', () => {
-  const closed = closeObjects({ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'string' } } }, open: { type: 'object', additionalProperties: true }, list: { type: 'array', items: { type: 'object' } } } } as any);
+  const closed = closeObjects({
+    type: 'object',
+    properties: {
+      a: { type: 'object', properties: { b: { type: 'string' } } },
+      open: { type: 'object', additionalProperties: true, properties: { c: { type: 'object', properties: { d: { type: 'string' } } } } },
+      list: { type: 'array', items: { type: 'object', properties: { e: { type: 'string' } } } },
+      freeForm: { type: 'object' },
+    },
+  } as any);
   assert.equal(closed.additionalProperties, false);
   assert.equal((closed.properties as any).a.additionalProperties, false);
   assert.equal((closed.properties as any).open.additionalProperties, true);
+  assert.equal((closed.properties as any).open.properties.c.additionalProperties, undefined, 'an explicit additionalProperties stops the recursion');
   assert.equal((closed.properties as any).list.items.additionalProperties, false);
-  const s = scopeWith({ 'config-values.yaml': 'type: object\nproperties:\n  discovery: {type: object}\n' });
-  assert.throws(() => s.setConfig({ discovery: { x: 1 } }), /someModule\.discovery\.x: is not allowed/);
+  assert.equal((closed.properties as any).freeForm.additionalProperties, undefined, 'an object with no declared keys stays open');
+  const s = scopeWith({ 'config-values.yaml': 'type: object\nproperties:\n  discovery: {type: object}\n  https:\n    type: object\n    properties:\n      mode: {type: string}\n' });
   assert.throws(() => s.setConfig({ other: 1 }), /someModule\.other: is not allowed/);
-  s.setConfig({ discovery: {} });
+  assert.throws(() => s.setConfig({ https: { mode: 'x', port: 1 } }), /someModule\.https\.port: is not allowed/);
+  s.setConfig({ discovery: { anything: { goes: 1 } } });
 });
 
 test('x-extend takes properties, required and x- keys of config-values.yaml (VALUES.md example)', () => {
@@ -194,9 +204,40 @@ test('applying config is all or nothing across scopes', () => {
   store.applyConfig({ global: { a: 'old' }, modules: new Map([['mod', { values: { b: 'old' } }]]) });
   assert.throws(
     () => store.applyConfig({ global: { a: 'new' }, modules: new Map([['mod', { values: { b: 7 } }]]) }),
-    /config values are not valid: module mod: config values do not match .*config-values\.yaml:\n  - mod\.b: must be string/,
+    /config values are not valid: module mod: config values do not match .*config-values\.yaml:\n {2}- mod\.b: must be string/,
   );
   assert.deepEqual(store.global.configValues, { a: 'old' });
   assert.deepEqual(store.module('mod').configValues, { b: 'old' });
   assert.ok(ScopeSchemas.empty());
+});
+
+test('VALUES.md "Validation": invalid global config stops start-up; a wrong-typed config patch fails and changes nothing', () => {
+  const root = makeTree({
+    'global-hooks/openapi/config-values.yaml':
+      'type: object\nadditionalProperties: false\nrequired:\n  - project\n  - clusterName\nminProperties: 2\nproperties:\n  project:\n    type: string\n  clusterName:\n    type: string\n  clusterHostname:\n    type: string\n  discovery:\n    type: object\n',
+  });
+  const global = new ScopeValues('global', 'global', loadScopeSchemas(join(root, 'global-hooks/openapi')));
+  const store = new ValuesStore(global);
+  assert.throws(
+    () => store.applyConfig({ global: { project: 'myProject' }, modules: new Map([['moduleOne', { values: { param1: 'value1' } }]]) }),
+    /global\.clusterName: is required/,
+  );
+  store.applyConfig({ global: { project: 'myProject', clusterName: 'main' }, modules: new Map() });
+  assert.throws(() => global.applyConfigPatch([{ op: 'add', path: '/global/clusterHostname', value: {} }], 'global-hooks/hooks/set-host'), /global\.clusterHostname: must be string, got an object/);
+  assert.deepEqual(global.configValues, { project: 'myProject', clusterName: 'main' });
+});
+
+test('VALUES.md "Defaults": discovery gets {} when no layer sets it', () => {
+  const s = scopeWith(
+    {
+      'config-values.yaml': 'type: object\nproperties:\n  param1: {type: string}\n',
+      'values.yaml': 'x-extend:\n  schema: config-values.yaml\ntype: object\nadditionalProperties: false\nrequired:\n  - param1\nproperties:\n  discovery:\n    type: object\n    default:\n      {}\n  param1:\n    type: string\n',
+    },
+    'global',
+  );
+  s.setConfig({ param1: 'x' });
+  assert.deepEqual(s.effective(), { param1: 'x', discovery: {} });
+  s.validateEffective();
+  s.applyValuesPatch([{ op: 'add', path: '/global/discovery', value: { found: true } }], 'h');
+  assert.deepEqual(s.effective().discovery, { found: true });
 });
