@@ -679,7 +679,8 @@ function parseV0KubernetesList(value: unknown, c: Checker): KubernetesBinding[] 
       ...(labelSelector ? { labelSelector } : {}),
       ...(namespace ? { namespace } : {}),
       ...(jq ?? {}),
-      executeHookOnEvent: events ?? [...WATCH_EVENTS],
+      // As shell-operator's v0 conversion: no `event` list ⇒ an empty list ⇒ the hook never runs on events.
+      executeHookOnEvent: events ?? [],
       executeHookOnSynchronization: false,
       waitForSynchronization: true,
       keepFullObjectsInMemory: true,

@@ -254,7 +254,8 @@ void test('v0 config (no configVersion) is converted', () => {
   });
   assert.equal(kube(cfg, 1).name, 'any-ns');
   assert.equal(kube(cfg, 1).namespace, undefined);
-  assert.deepEqual(kube(cfg, 1).executeHookOnEvent, ['Added', 'Modified', 'Deleted']);
+  // like shell-operator: a v0 binding without `event` has an empty event list (never runs on events)
+  assert.deepEqual(kube(cfg, 1).executeHookOnEvent, []);
 });
 
 void test('readConfigText: JSON first, then YAML; empty output is an error', () => {
