@@ -131,7 +131,8 @@ export class JqFilter {
       throw new JqRuntimeError(this.source, cleanMessage(r.stderr) || `jq exited with code ${r.exitCode}`);
     }
     const out = r.stdout.trim();
-    if (out === '') throw new JqRuntimeError(this.source, 'jq produced no result');
+    // `halt` stops jq cleanly without printing the collected array: no outputs, as gojq's halt in shell-operator.
+    if (out === '') return [];
     return JSON.parse(out) as unknown[];
   }
 

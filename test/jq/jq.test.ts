@@ -104,3 +104,15 @@ void test('applyMany handles filters with zero or several outputs per input', ()
   ]);
   assert.deepEqual(f.applyMany([]), []);
 });
+
+void test('halt stops cleanly with no outputs (filterResult null); halt_error is an error', () => {
+  assert.deepEqual(compileJq('halt').apply({ a: 1 }), []);
+  assert.equal(compileJq('if .a then halt else .b end').filterResult({ a: true }), null);
+  const out = compileJq('if .a then halt else .b end').applyMany([{ a: false, b: 1 }, { a: true }, { a: false, b: 2 }]);
+  assert.deepEqual(out, [
+    { ok: true, outputs: [1] },
+    { ok: true, outputs: [] },
+    { ok: true, outputs: [2] },
+  ]);
+  assert.throws(() => compileJq('"bad" | halt_error').apply(null), JqRuntimeError);
+});
