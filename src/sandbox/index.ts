@@ -96,6 +96,18 @@ interface Identity {
   hosts?: string[];
 }
 
+const tlsCache = new Map<string, TlsMaterial>();
+
+/** Key generation costs a few hundred milliseconds; sandboxes in one process share their certificates. */
+function cachedTls(host: string): TlsMaterial {
+  let t = tlsCache.get(host);
+  if (!t) {
+    t = generateTls([host]);
+    tlsCache.set(host, t);
+  }
+  return t;
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const useTls = options.tls ?? true;
@@ -111,7 +123,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let tls: TlsMaterial | undefined;
   if (useTls) {
     const sameHost = identity?.hosts?.includes(host) ?? false;
-    tls = identity?.tls && sameHost ? identity.tls : generateTls([host]);
+    tls = identity?.tls && sameHost ? identity.tls : cachedTls(host);
   }
   if (options.dataDir && (!identity || identity.token !== token || identity.tls !== tls)) {
     writeFileAtomic(join(options.dataDir, 'identity.json'), JSON.stringify({ token, tls: tls ?? identity?.tls, hosts: [host] }));
