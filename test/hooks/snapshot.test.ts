@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseHookConfigSync } from '../../src/hooks/config.js';
+import { filterObject, filterObjects, snapshotChecksum } from '../../src/hooks/snapshot.js';
+import { initJq, JqRuntimeError } from '../../src/jq/index.js';
+
+await initJq();
+
+const cfg = parseHookConfigSync(
+  {
+    configVersion: 'v1',
+    kubernetes: [
+      { name: 'full', kind: 'Pod' },
+      { name: 'labels', kind: 'Pod', jqFilter: '.metadata.labels', keepFullObjectsInMemory: false },
+      { name: 'calc', kind: 'Pod', jqFilter: '.spec.n + 1' },
+    ],
+  },
+  { hookPath: 'hooks/h.sh', kind: 'global' },
+);
+const [full, labels, calc] = cfg.kubernetes as [typeof cfg.kubernetes[0], typeof cfg.kubernetes[0], typeof cfg.kubernetes[0]];
+
+const pod = (name: string, rv: string, n: unknown = 1) => ({ kind: 'Pod', metadata: { name, resourceVersion: rv, labels: { app: name } }, spec: { n } });
+
+void test('without jqFilter: the item holds the object and the checksum follows every change', () => {
+  const a = filterObject(full, pod('a', '1'));
+  assert.deepEqual(a.item, { object: pod('a', '1') });
+  assert.notEqual(filterObject(full, pod('a', '2')).checksum, a.checksum);
+  assert.equal(filterObject(full, pod('a', '1')).checksum, a.checksum);
+});
+
+void test('with jqFilter: the checksum follows the filter result only; object dropped when not kept', () => {
+  const a = filterObject(labels, pod('a', '1'));
+  assert.deepEqual(a.item, { filterResult: { app: 'a' } });
+  assert.equal(filterObject(labels, pod('a', '2')).checksum, a.checksum, 'a resourceVersion change does not change the checksum');
+  assert.notEqual(filterObject(labels, pod('b', '1')).checksum, a.checksum);
+  assert.equal(snapshotChecksum(labels, {}, { app: 'a' }), a.checksum);
+  // key order of the result does not matter
+  assert.equal(snapshotChecksum(labels, {}, { x: 1, y: 2 }), snapshotChecksum(labels, {}, { y: 2, x: 1 }));
+});
+
+void test('filterObjects batches and attributes jq errors to their object', () => {
+  const out = filterObjects(calc, [pod('a', '1', 1), pod('b', '1', 'text'), pod('c', '1', 41)]);
+  assert.equal(out.length, 3);
+  assert.ok(out[0]!.ok && out[2]!.ok);
+  if (out[0]!.ok) assert.equal(out[0]!.item.filterResult, 2);
+  if (out[2]!.ok) assert.equal(out[2]!.item.filterResult, 42);
+  assert.equal(out[1]!.ok, false);
+  if (!out[1]!.ok) assert.ok(out[1]!.error instanceof JqRuntimeError);
+  assert.throws(() => filterObject(calc, pod('x', '1', 'text')), JqRuntimeError);
+  assert.deepEqual(filterObjects(full, [pod('a', '1')]).map((o) => o.ok), [true]);
+});
