@@ -453,3 +453,46 @@ void test('every problem of a config is reported at once', () => {
     ['beforeHelm', 'onStartup', 'kubernetes[0].kind', 'schedule[0].crontab'],
   );
 });
+
+void test('the HOOKS.md synchronization example gives the documented defaults', () => {
+  const cfg = parse(
+    `configVersion: v1
+beforeHelm: 10
+kubernetes:
+- name: monitor-pods
+  apiVersion: v1
+  kind: Pod
+  jqFilter: ".metadata.labels"
+- name: monitor-nodes
+  apiVersion: v1
+  kind: Node
+  jqFilter: ".metadata.labels"
+  queue: nodes-handling
+  executeHookOnSynchronization: false
+- name: monitor-cms
+  apiVersion: v1
+  kind: ConfigMap
+  jqFilter: ".metadata.labels"
+  queue: config-map-handling
+  waitForSynchronization: false
+- name: monitor-secrets
+  apiVersion: v1
+  kind: Secret
+  jqFilter: ".metadata.labels"
+  queue: secrets-handling
+  executeHookOnSynchronization: false
+  waitForSynchronization: false
+`,
+    'module',
+  );
+  assert.deepEqual(
+    cfg.kubernetes.map((k) => [k.name, k.queue, k.executeHookOnSynchronization, k.waitForSynchronization]),
+    [
+      ['monitor-pods', 'main', true, true],
+      ['monitor-nodes', 'nodes-handling', false, true],
+      ['monitor-cms', 'config-map-handling', true, false],
+      ['monitor-secrets', 'secrets-handling', false, false],
+    ],
+  );
+  assert.equal(lifecycleOrder(cfg, 'beforeHelm'), 10);
+});
