@@ -94,6 +94,18 @@ function getAt(obj: unknown, path: string): unknown {
 
 function removeAt(obj: any, path: string): void {
   const segs = path.split(SEP);
+  removeLeaf(obj, segs);
+  // prune the maps this removal left empty, deepest first
+  for (let n = segs.length - 1; n > 0; n--) {
+    const parentSegs = segs.slice(0, n);
+    if (parentSegs[parentSegs.length - 1] === '.' || !parentSegs[parentSegs.length - 1].startsWith('f:')) break;
+    const v = getAt(obj, parentSegs.join(SEP));
+    if (isObject(v) && Object.keys(v).length === 0) removeLeaf(obj, parentSegs);
+    else break;
+  }
+}
+
+function removeLeaf(obj: any, segs: string[]): void {
   let cur: any = obj;
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i];

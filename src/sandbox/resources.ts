@@ -540,6 +540,9 @@ export class Resources {
     subresource?: string,
   ): WriteResult {
     const ct = contentType.split(';')[0].trim().toLowerCase();
+    const known = ['application/apply-patch+yaml', 'application/apply-patch+json', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+    if (!known.includes(ct)) throw unsupportedMediaType(contentType);
+    if (ct === 'application/strategic-merge-patch+json' && !t.builtin) throw unsupportedMediaType(contentType);
     const tkey = typeKey(t.group, t.plural);
     const cur = this.store.get(tkey, t.namespaced ? ns : '', name);
     if (ct === 'application/apply-patch+yaml' || ct === 'application/apply-patch+json') {
