@@ -9,10 +9,10 @@
  *   each line naming the hook path and the key (`hooks/a.sh: kubernetes[1].kind: is required`).
  * - jq filters are compiled with src/jq, crontabs checked with src/schedule.
  */
-import { parse as parseYamlText } from 'yaml';
 import { compileJq, initJq, isJqReady, validateJqFilter, type JqFilter } from '../jq/index.js';
 import { parseGoDuration, validateCrontab } from '../schedule/index.js';
-import { UserErrors } from '../util/errors.js';
+import { errorMessage, UserErrors } from '../util/errors.js';
+import { parseYaml } from '../util/yaml.js';
 import {
   apiVersionProblem,
   Checker,
@@ -70,18 +70,9 @@ export class HookConfigError extends UserErrors {
   }
 }
 
-type TagList = Array<{ tag?: string; format?: string }>;
-/** YAML 1.1 as Go reads it, with timestamps kept as strings. */
-const YAML_OPTIONS = {
-  version: '1.1' as const,
-  merge: true,
-  uniqueKeys: false,
-  customTags: (tags: TagList) => tags.filter((t) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'),
-};
-
 /**
- * Read `--config` output as JSON, else as YAML 1.1. Throws HookConfigError when it is neither, or when it is
- * empty. (Temporary local YAML reading: to be unified with src/util/yaml.ts.)
+ * Read `--config` output as JSON, else as YAML 1.1 (src/util/yaml.ts, as Go reads it). Throws HookConfigError
+ * when it is neither, or when it is empty.
  */
 export function readConfigText(text: string, hookPath: string): unknown {
   if (text.trim() === '') throw new HookConfigError(hookPath, [{ key: '', message: 'the --config output is empty' }]);
@@ -91,9 +82,9 @@ export function readConfigText(text: string, hookPath: string): unknown {
     // not JSON: try YAML
   }
   try {
-    return parseYamlText(text, YAML_OPTIONS as never) as unknown;
+    return parseYaml(text, 'the --config output');
   } catch (err) {
-    const first = String((err as Error).message).split('\n')[0];
+    const first = errorMessage(err).split('\n')[0];
     throw new HookConfigError(hookPath, [{ key: '', message: `the --config output is neither JSON nor YAML: ${first}` }], text);
   }
 }
