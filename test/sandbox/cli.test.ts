@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import * as k8s from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { kubeconfigYaml, parseManifests } from '../../src/sandbox/index.js';
+
+const CLI = join(import.meta.dirname, 'fixtures', 'run-cli.ts');
+
+test('addon-operator sandbox: --listen, --kubeconfig, --seed; prints URL and kubeconfig; stops on SIGTERM', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
+  try {
+    const seed1 = join(dir, 'a.yaml');
+    const seed2 = join(dir, 'b.yaml');
+    writeFileSync(seed1, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-seed\n  namespace: apps\ndata:\n  k: v\n---\n# empty\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n');
+    writeFileSync(seed2, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'apps' }, stringData: { p: 'q' } }] }));
+    const kubeconfig = join(dir, 'kube', 'config');
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sandbox', '--listen', '127.0.0.1:0', '--kubeconfig', kubeconfig, '--seed', seed1, '--seed', seed2], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const out: string[] = [];
+    const rl = createInterface({ input: child.stdout! });
+    for await (const line of rl) {
+      out.push(line);
+      if (line.startsWith('kubeconfig:')) break;
+    }
+    assert.match(out[0], /^url: https:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(out[1], `kubeconfig: ${kubeconfig}`);
+    assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    assert.equal((await core.readNamespacedConfigMap({ name: 'from-seed', namespace: 'apps' })).data!.k, 'v');
+    assert.equal(Buffer.from((await core.readNamespacedSecret({ name: 's', namespace: 'apps' })).data!.p, 'base64').toString(), 'q');
+    child.kill('SIGTERM');
+    assert.equal(await exit, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('kubeconfig writer and manifest parser', () => {
+  const y = parse(kubeconfigYaml({ server: 'https://127.0.0.1:1', token: 't', caCert: 'PEM' }));
+  assert.equal(y['current-context'], 'sandbox');
+  assert.equal(y.contexts[0].context.namespace, 'default');
+  assert.equal(Buffer.from(y.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), 'PEM');
+  const docs = parseManifests('a: 1\nkind: X\n---\n---\nkind: List\napiVersion: v1\nitems: [{kind: Y}]\n');
+  assert.deepEqual(docs.map((d) => d.kind), ['X', 'Y']);
+});

@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cm, collectWatch, eventually, failure, raw, withSandbox } from './helpers.js';
+
+test('failNext: the next N requests fail with 500, or with 429 and Retry-After; then service resumes', async () => {
+  await withSandbox(async ({ core, sb }) => {
+    sb.failNext(2);
+    assert.equal((await failure(core.listNamespace())).code, 500);
+    assert.equal((await failure(core.listNamespace())).code, 500);
+    assert.ok((await core.listNamespace()).items.length > 0);
+    sb.failNext(1, 429);
+    const r = await raw(sb, 'GET', '/api/v1/namespaces');
+    assert.equal(r.status, 429);
+    assert.equal(r.headers['retry-after'], '1');
+    assert.equal(r.json().reason, 'TooManyRequests');
+    assert.equal((await raw(sb, 'GET', '/api/v1/namespaces')).status, 200);
+  });
+});
+
+test('setLatency delays requests without failing them', async () => {
+  await withSandbox(async ({ core, sb }) => {
+    sb.setLatency(50);
+    await core.createNamespacedConfigMap({ namespace: 'default', body: cm('slow') });
+    sb.setLatency(0);
+    assert.equal((await core.readNamespacedConfigMap({ name: 'slow', namespace: 'default' })).metadata!.name, 'slow');
+  });
+});
+
+test('the request log records method, path, query, content type and status', async () => {
+  await withSandbox(async ({ core, sb }) => {
+    sb.clearRequestLog();
+    await core.createNamespacedConfigMap({ namespace: 'default', body: cm('logged') });
+    await failure(core.readNamespacedConfigMap({ name: 'missing', namespace: 'default' }));
+    await core.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'a=b' });
+    const log = sb.requests.map((r) => `${r.method} ${r.path} ${r.status}`);
+    assert.deepEqual(log, [
+      'POST /api/v1/namespaces/default/configmaps 201',
+      'GET /api/v1/namespaces/default/configmaps/missing 404',
+      'GET /api/v1/namespaces/default/configmaps 200',
+    ]);
+    assert.equal(sb.requests[0].contentType, 'application/json');
+    assert.equal(sb.requests[2].query.labelSelector, 'a=b');
+  });
+});
+
+test('dropWatches ends every open watch; compactHistory forces 410 on resume', async () => {
+  await withSandbox(async ({ core, kc, sb }) => {
+    const rv = sb.resourceVersion();
+    const ended: unknown[] = [];
+    const w1 = collectWatch(kc, '/api/v1/namespaces/default/configmaps', { resourceVersion: rv }, () => false);
+    const w2 = collectWatch(kc, '/api/v1/namespaces', { resourceVersion: rv }, () => false);
+    await w1.ready;
+    await w2.ready;
+    await eventually(() => sb.watchCount() === 2, 'two open watches');
+    assert.equal(sb.dropWatches(), 2);
+    ended.push(await w1.done, await w2.done);
+    assert.equal(sb.watchCount(), 0);
+    await core.createNamespacedConfigMap({ namespace: 'default', body: cm('later') });
+    sb.compactHistory();
+    const w3 = collectWatch(kc, '/api/v1/namespaces/default/configmaps', { resourceVersion: rv }, (ev) => ev.length >= 1);
+    const ev = await w3.done;
+    assert.equal(ev[0].type, 'ERROR');
+    assert.equal(ev[0].object.code, 410);
+  });
+});
+
+test('library helpers: load manifests, read objects directly', async () => {
+  await withSandbox(async ({ sb, core }) => {
+    const n = sb.load(`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: seeded, namespace: seeded-ns}
+data: {a: b}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: seeded-ns}
+`);
+    assert.equal(n, 2);
+    assert.deepEqual(sb.getObject('v1', 'ConfigMap', 'seeded-ns', 'seeded')!.data, { a: 'b' });
+    assert.equal((await core.readNamespacedConfigMap({ name: 'seeded', namespace: 'seeded-ns' })).data!.a, 'b');
+    // loading again replaces
+    sb.load([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'seeded', namespace: 'seeded-ns' }, data: { a: 'c' } }]);
+    assert.equal(sb.getObject('v1', 'ConfigMap', 'seeded-ns', 'seeded')!.data.a, 'c');
+  });
+});

@@ -1,0 +1,159 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as k8s from '@kubernetes/client-node';
+import { collectWatch, failure, raw, withSandbox } from './helpers.js';
+
+const crd = (scope: 'Namespaced' | 'Cluster' = 'Namespaced'): k8s.V1CustomResourceDefinition => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    scope,
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+        additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
+      },
+      { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
+    ],
+  },
+});
+
+test('a CRD serves its resources in all its versions, with its scope and status subresource', async () => {
+  await withSandbox(async ({ kc, custom, objects, sb }) => {
+    const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+    const created = await ext.createCustomResourceDefinition({ body: crd() });
+    const established = created.status!.conditions!.find((c) => c.type === 'Established')!;
+    assert.equal(established.status, 'True');
+    assert.equal(created.status!.acceptedNames.kind, 'Widget');
+    assert.deepEqual(created.status!.storedVersions, ['v1']);
+
+    const res = await raw(sb, 'GET', '/apis/example.com/v1');
+    const widgets = res.json().resources.find((r: any) => r.name === 'widgets');
+    assert.deepEqual(
+      { namespaced: widgets.namespaced, kind: widgets.kind, singularName: widgets.singularName, shortNames: widgets.shortNames },
+      { namespaced: true, kind: 'Widget', singularName: 'widget', shortNames: ['wd'] },
+    );
+    assert.ok(res.json().resources.some((r: any) => r.name === 'widgets/status'));
+    assert.equal((await raw(sb, 'GET', '/apis/example.com/v1beta1')).status, 200);
+    const group = (await kc.makeApiClient(k8s.ApisApi).getAPIVersions()).groups.find((g) => g.name === 'example.com')!;
+    assert.equal(group.preferredVersion!.version, 'v1');
+
+    const w = await custom.createNamespacedCustomObject({
+      group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets',
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 }, status: { ready: true } },
+    });
+    assert.equal(w.metadata.generation, 1);
+    assert.equal(w.status, undefined, 'status is ignored on create when the status subresource is on');
+    // served in the other version too
+    const beta = await custom.getNamespacedCustomObject({ group: 'example.com', version: 'v1beta1', namespace: 'default', plural: 'widgets', name: 'w1' });
+    assert.equal(beta.apiVersion, 'example.com/v1beta1');
+    assert.equal(beta.spec.size, 3);
+    // status subresource
+    const st = await custom.patchNamespacedCustomObjectStatus(
+      { group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w1', body: { status: { ready: true }, spec: { size: 99 } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    assert.equal(st.status.ready, true);
+    assert.equal(st.spec.size, 3);
+    // spec change bumps the generation, ignores status
+    const upd = await custom.replaceNamespacedCustomObject({
+      group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w1',
+      body: { ...st, spec: { size: 4 }, status: { ready: false } },
+    });
+    assert.equal(upd.metadata.generation, 2);
+    assert.equal(upd.status.ready, true);
+    // update without resourceVersion is refused for custom resources
+    const noRv = await failure(custom.replaceNamespacedCustomObject({
+      group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w1',
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 5 } },
+    }));
+    assert.equal(noRv.code, 422);
+    // KubernetesObjectApi discovers the kind
+    const list = await objects.list('example.com/v1', 'Widget', 'default');
+    assert.deepEqual(list.items.map((i) => i.metadata!.name), ['w1']);
+  });
+});
+
+test('cluster-scoped custom resources', async () => {
+  await withSandbox(async ({ kc, custom }) => {
+    await kc.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({ body: crd('Cluster') });
+    const w = await custom.createClusterCustomObject({
+      group: 'example.com', version: 'v1', plural: 'widgets',
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'global' }, spec: {} },
+    });
+    assert.equal(w.metadata.namespace, undefined);
+    const items = (await custom.listClusterCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets' })).items;
+    assert.equal(items.length, 1);
+  });
+});
+
+test('deleting a CRD removes its resources and its objects (DELETED events, then 404)', async () => {
+  await withSandbox(async ({ kc, custom, sb }) => {
+    const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+    await ext.createCustomResourceDefinition({ body: crd() });
+    for (const name of ['a', 'b']) {
+      await custom.createNamespacedCustomObject({
+        group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets',
+        body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name } },
+      });
+    }
+    const w = collectWatch(kc, '/apis/example.com/v1/widgets', { resourceVersion: sb.resourceVersion() }, (ev) => ev.length >= 2);
+    await w.ready;
+    await ext.deleteCustomResourceDefinition({ name: 'widgets.example.com' });
+    const events = await w.done;
+    assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['DELETED a', 'DELETED b']);
+    assert.equal((await raw(sb, 'GET', '/apis/example.com/v1')).status, 404);
+    assert.equal((await raw(sb, 'GET', '/apis/example.com/v1/namespaces/default/widgets')).status, 404);
+    // recreate: empty
+    await ext.createCustomResourceDefinition({ body: crd() });
+    const items = (await custom.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' })).items;
+    assert.equal(items.length, 0);
+  });
+});
+
+test('invalid CRDs are refused with 422', async () => {
+  await withSandbox(async ({ kc }) => {
+    const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+    const bad = crd();
+    bad.metadata!.name = 'wrong.example.com';
+    const f = await failure(ext.createCustomResourceDefinition({ body: bad }));
+    assert.equal(f.code, 422);
+    assert.equal(f.status.reason, 'Invalid');
+  });
+});
+
+test('server-side apply of custom resources uses x-kubernetes-list-map-keys from the schema', async () => {
+  await withSandbox(async ({ kc, objects }) => {
+    const def = crd();
+    def.spec.versions[0].schema = {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            properties: {
+              items: {
+                type: 'array',
+                x_kubernetes_list_type: 'map',
+                x_kubernetes_list_map_keys: ['id'],
+                items: { type: 'object', properties: { id: { type: 'string' }, v: { type: 'string' } } },
+              },
+            },
+          },
+        },
+      },
+    };
+    await kc.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({ body: def });
+    const base = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'm', namespace: 'default' } };
+    await objects.patch({ ...base, spec: { items: [{ id: 'a', v: '1' }] } } as k8s.KubernetesObject, undefined, undefined, 'one', false, k8s.PatchStrategy.ServerSideApply);
+    const r = await objects.patch({ ...base, spec: { items: [{ id: 'b', v: '2' }] } } as k8s.KubernetesObject, undefined, undefined, 'two', false, k8s.PatchStrategy.ServerSideApply);
+    assert.deepEqual((r as any).spec.items, [{ id: 'a', v: '1' }, { id: 'b', v: '2' }]);
+  });
+});
