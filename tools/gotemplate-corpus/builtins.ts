@@ -2,7 +2,7 @@
 // and execution errors with their positions.
 
 import { S, V } from './data.js';
-import { r, type CaseInput, type Topic } from './types.js';
+import type { CaseInput, Topic } from './types.js';
 
 export const logic: Topic = {
   source: 'logic',
@@ -414,7 +414,7 @@ export const valueModel: Topic = {
     { t: '{{ .n }}|{{ .n | toJson }}', data: { n: 100000000000000000000 } },
     { t: '{{ .n }}|{{ .n | toJson }}|{{ .n | toYaml }}', data: { n: 0.000001 } },
     { t: '{{ .n }}|{{ .n | toJson }}|{{ .n | toYaml }}', data: { n: 123456789 } },
-    { t: '{{ .n }}|{{ .n | toJson }}|{{ .n | toYaml }}', data: { n: 1234567890123456789 } },
+    { t: '{{ .n }}|{{ .n | toJson }}|{{ .n | toYaml }}', data: { n: 1234567890123456800 } },
     { t: '{{ .n }}|{{ .n | toJson }}|{{ .n | toYaml }}', data: { n: -0.0 } },
     { t: '{{ .n }}|{{ .n | toString }}|{{ .n | toYaml }}', data: { n: 2.5e-8 } },
     { t: '{{ range .l }}{{ . }} {{ end }}', data: { l: [1, 10, 100, 1e5, 1e6, 1e7, 1.5e6, 0.1, 1e-4, 1e-5, 1e20, 1e21] } },
