@@ -19,6 +19,7 @@
  *   at top level (`object: null` and, with a jqFilter, `filterResult: ""` when the event has no object).
  * Items: `object` unless keepFullObjectsInMemory is false; `filterResult` iff the binding has a jqFilter.
  */
+import { goJsonStringify } from '../util/json.js';
 import { toFilterResult } from '../jq/index.js';
 import type { HookConfig, HookConfigVersion, KubernetesBinding, LifecycleBinding, ScheduleBinding, WatchEvent } from './config-types.js';
 
@@ -256,70 +257,6 @@ export function bindingContextsToObjects(contexts: readonly BindingContext[], op
 /** The exact $BINDING_CONTEXT_PATH content: compact JSON array, keys sorted at every level, trailing newline. */
 export function bindingContextsToJson(contexts: readonly BindingContext[], options: RenderOptions): string {
   return `${goJsonStringify(bindingContextsToObjects(contexts, options))}\n`;
-}
-
-const GO_ESCAPES: Readonly<Record<string, string>> = {
-  '<': '\\u003c',
-  '>': '\\u003e',
-  '&': '\\u0026',
-  '\u2028': '\\u2028',
-  '\u2029': '\\u2029',
-};
-
-const ABOVE_SURROGATES = /[\uD800-\uFFFF]/;
-
-/**
- * Go sorts map keys by their UTF-8 bytes. UTF-16 code-unit order (JS's default sort) is the same unless a key
- * has characters from U+D800 up, so the byte comparison is used only then.
- */
-function sortKeysGo(keys: string[]): string[] {
-  if (!keys.some((k) => ABOVE_SURROGATES.test(k))) return keys.sort();
-  return keys.sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
-}
-
-/** JSON as Go's encoding/json writes a map[string]interface{}: sorted keys, HTML characters escaped. */
-export function goJsonStringify(value: unknown): string {
-  // Integer-like keys ("1", "2") would be reordered by JS objects; build the string by hand for objects.
-  return stringifySorted(value).replace(/[<>&\u2028\u2029]/g, (ch) => GO_ESCAPES[ch]!);
-}
-
-function stringifySorted(value: unknown): string {
-  const out: string[] = [];
-  writeSorted(value, out);
-  return out.join('');
-}
-
-function writeSorted(value: unknown, out: string[]): void {
-  if (value === null || typeof value !== 'object') {
-    out.push(JSON.stringify(value) ?? 'null');
-    return;
-  }
-  if (Array.isArray(value)) {
-    out.push('[');
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(',');
-      const v: unknown = value[i];
-      if (v === undefined || typeof v === 'function') out.push('null');
-      else writeSorted(v, out);
-    }
-    out.push(']');
-    return;
-  }
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    writeSorted((value as { toJSON(): unknown }).toJSON(), out);
-    return;
-  }
-  const src = value as Record<string, unknown>;
-  out.push('{');
-  let first = true;
-  for (const key of sortKeysGo(Object.keys(src))) {
-    const v = src[key];
-    if (v === undefined || typeof v === 'function') continue;
-    out.push(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
-    first = false;
-    writeSorted(v, out);
-  }
-  out.push('}');
 }
 
 // ---------------------------------------------------------------------------------------------------

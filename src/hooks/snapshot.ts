@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { toFilterResult, type JqRuntimeError } from '../jq/index.js';
-import { goJsonStringify, makeSnapshotItem, type KubeObject, type SnapshotItem } from './binding-context.js';
+import { goJsonStringify } from '../util/json.js';
+import { makeSnapshotItem, type KubeObject, type SnapshotItem } from './binding-context.js';
 import type { KubernetesBinding } from './config-types.js';
 
 type FilterBinding = Pick<KubernetesBinding, 'keepFullObjectsInMemory' | 'jqFilter' | 'jqProgram'>;

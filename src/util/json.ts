@@ -77,29 +77,74 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   return true;
 }
 
-const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const GO_ESCAPES: Readonly<Record<string, string>> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+const ABOVE_SURROGATES = /[\uD800-\uFFFF]/;
 
 /**
- * JSON text as Go's encoding/json Marshal writes it: object keys sorted, `<`, `>`, `&`, U+2028 and
- * U+2029 escaped. Number formatting of JavaScript and Go agree for float64 values.
+ * Go sorts map keys by their UTF-8 bytes. UTF-16 code-unit order (JS's default sort) is the same unless a key
+ * has characters from U+D800 up, so the byte comparison is used only then.
  */
-export function goJsonMarshal(v: JsonValue): string {
-  if (v === null) return 'null';
-  switch (typeof v) {
-    case 'string':
-      return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!);
-    case 'number':
-    case 'boolean':
-      return JSON.stringify(v);
-  }
-  if (Array.isArray(v)) return `[${v.map(goJsonMarshal).join(',')}]`;
-  const keys = Object.keys(v).sort();
-  return `{${keys.map((k) => `${goJsonMarshal(k)}:${goJsonMarshal(v[k] as JsonValue)}`).join(',')}}`;
+function sortKeysGo(keys: string[]): string[] {
+  if (!keys.some((k) => ABOVE_SURROGATES.test(k))) return keys.sort();
+  return keys.sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
 }
+
+/** JSON as Go's encoding/json writes a map[string]interface{}: sorted keys, HTML characters escaped. */
+export function goJsonStringify(value: unknown): string {
+  // Integer-like keys ("1", "2") would be reordered by JS objects; build the string by hand for objects.
+  return stringifySorted(value).replace(/[<>&\u2028\u2029]/g, (ch) => GO_ESCAPES[ch]!);
+}
+
+function stringifySorted(value: unknown): string {
+  const out: string[] = [];
+  writeSorted(value, out);
+  return out.join('');
+}
+
+function writeSorted(value: unknown, out: string[]): void {
+  if (value === null || typeof value !== 'object') {
+    out.push(JSON.stringify(value) ?? 'null');
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',');
+      const v: unknown = value[i];
+      if (v === undefined || typeof v === 'function') out.push('null');
+      else writeSorted(v, out);
+    }
+    out.push(']');
+    return;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    writeSorted((value as { toJSON(): unknown }).toJSON(), out);
+    return;
+  }
+  const src = value as Record<string, unknown>;
+  out.push('{');
+  let first = true;
+  for (const key of sortKeysGo(Object.keys(src))) {
+    const v = src[key];
+    if (v === undefined || typeof v === 'function') continue;
+    out.push(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
+    first = false;
+    writeSorted(v, out);
+  }
+  out.push('}');
+}
+
 
 /** md5 hex of Go's JSON encoding: independent of key order, equal to the Go checksum of the same data. */
 export function checksumJson(v: JsonValue): string {
-  return createHash('md5').update(goJsonMarshal(v)).digest('hex');
+  return createHash('md5').update(goJsonStringify(v)).digest('hex');
 }
 
 /**
@@ -185,3 +230,62 @@ export function jsonSyntaxError(text: string): { offset: number; message: string
     throw e;
   }
 }
+
+export function positionOf(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const col = offset - before.lastIndexOf('\n');
+  return `line ${line} column ${col}`;
+}
+
+/**
+ * Splits a stream of concatenated JSON objects and arrays (the format of hook output files) and
+ * parses each; errors name `source` and the line and column. `ErrorClass` lets callers keep their type.
+ */
+export function splitJsonStream(
+  text: string,
+  source: string,
+  ErrorClass: new (message: string) => Error = UserError,
+): { value: unknown; offset: number }[] {
+  const out: { value: unknown; offset: number }[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    while (i < n && /\s/.test(text[i]!)) i++;
+    if (i >= n) break;
+    const start = i;
+    const first = text[i]!;
+    if (first === '{' || first === '[') {
+      let depth = 0;
+      let inString = false;
+      for (; i < n; i++) {
+        const c = text[i]!;
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '{' || c === '[') depth++;
+        else if (c === '}' || c === ']') {
+          depth--;
+          if (depth === 0) {
+            i++;
+            break;
+          }
+        }
+      }
+      if (depth !== 0) throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, start)}: unexpected end of input`);
+    } else {
+      throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, start)}: expected an array or an object, found ${JSON.stringify(text.slice(start, start + 12))}`);
+    }
+    const chunk = text.slice(start, i);
+    try {
+      out.push({ value: JSON.parse(chunk), offset: start });
+    } catch (e) {
+      const err = jsonSyntaxError(chunk);
+      const at = start + (err?.offset ?? 0);
+      throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, at)}: ${err?.message ?? (e as Error).message}`);
+    }
+  }
+  return out;
+}
+

@@ -5,7 +5,7 @@
  * changed, and a failing operation gives an error naming its index, its path and why.
  */
 import { UserError } from '../util/errors.js';
-import { cloneJson, isPlainObject, jsonEqual, jsonSyntaxError, type JsonObject, type JsonValue } from '../util/json.js';
+import { cloneJson, isPlainObject, jsonEqual, splitJsonStream, positionOf, type JsonObject, type JsonValue } from '../util/json.js';
 
 export type PatchOp =
   | { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue }
@@ -65,7 +65,7 @@ export function toPatchOp(raw: unknown, where: string): PatchOp {
  */
 export function parsePatchText(text: string, source: string): PatchOp[] {
   const ops: PatchOp[] = [];
-  for (const { value, offset } of splitJsonStream(text, source)) {
+  for (const { value, offset } of splitJsonStream(text, source, PatchError)) {
     const items = Array.isArray(value) ? value : [value];
     items.forEach((item, i) => {
       const where = `${source}: ${positionOf(text, offset)}, operation ${ops.length + 1}` + (Array.isArray(value) ? ` (item ${i})` : '');
@@ -73,57 +73,6 @@ export function parsePatchText(text: string, source: string): PatchOp[] {
     });
   }
   return ops;
-}
-
-export function positionOf(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const col = offset - before.lastIndexOf('\n');
-  return `line ${line} column ${col}`;
-}
-
-/** Splits concatenated JSON values; each one is parsed with JSON.parse. */
-export function splitJsonStream(text: string, source: string): { value: unknown; offset: number }[] {
-  const out: { value: unknown; offset: number }[] = [];
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    while (i < n && /\s/.test(text[i]!)) i++;
-    if (i >= n) break;
-    const start = i;
-    const first = text[i]!;
-    if (first === '{' || first === '[') {
-      let depth = 0;
-      let inString = false;
-      for (; i < n; i++) {
-        const c = text[i]!;
-        if (inString) {
-          if (c === '\\') i++;
-          else if (c === '"') inString = false;
-        } else if (c === '"') inString = true;
-        else if (c === '{' || c === '[') depth++;
-        else if (c === '}' || c === ']') {
-          depth--;
-          if (depth === 0) {
-            i++;
-            break;
-          }
-        }
-      }
-      if (depth !== 0) throw new PatchError(`${source}: invalid JSON at ${positionOf(text, start)}: unexpected end of input`);
-    } else {
-      throw new PatchError(`${source}: invalid JSON at ${positionOf(text, start)}: expected an array or an object, found ${JSON.stringify(text.slice(start, start + 12))}`);
-    }
-    const chunk = text.slice(start, i);
-    try {
-      out.push({ value: JSON.parse(chunk), offset: start });
-    } catch (e) {
-      const err = jsonSyntaxError(chunk);
-      const at = start + (err?.offset ?? 0);
-      throw new PatchError(`${source}: invalid JSON at ${positionOf(text, at)}: ${err?.message ?? (e as Error).message}`);
-    }
-  }
-  return out;
 }
 
 type Container = JsonObject | JsonValue[];

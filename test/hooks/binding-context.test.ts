@@ -1,3 +1,4 @@
+import { goJsonStringify } from '../../src/util/json.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -8,7 +9,6 @@ import {
   compactGroupedContexts,
   compareSnapshotItems,
   eventContext,
-  goJsonStringify,
   lifecycleContext,
   makeSnapshotItem,
   onStartupContext,
