@@ -43,7 +43,18 @@ interface CorpusCase {
   error?: true;
   goError?: string;
   errorKeywords?: string[];
+  tags?: string[];
   note?: string;
+}
+
+interface CaseToRun {
+  id: string;
+  source: string;
+  template: string;
+  data: unknown;
+  note?: string;
+  tags?: string[];
+  keywords?: string[];
 }
 
 function parseArgs(argv: string[]): { ref: string; out: string; only: string[] | null } {
@@ -105,7 +116,7 @@ function main(): void {
   const { ref, out, only } = parseArgs(process.argv.slice(2));
   const selected: Topic[] = only ? topics.filter((t) => only.includes(t.prefix)) : topics;
   const prefixes = new Set<string>();
-  const inputs: { id: string; source: string; template: string; data: unknown; note?: string }[] = [];
+  const inputs: CaseToRun[] = [];
   for (const topic of selected) {
     if (prefixes.has(topic.prefix)) throw new Error(`duplicate topic prefix ${topic.prefix}`);
     prefixes.add(topic.prefix);
@@ -113,7 +124,15 @@ function main(): void {
       const id = `${topic.prefix}-${String(i + 1).padStart(3, '0')}`;
       const input = typeof c === 'string' ? { t: c } : c;
       const data = 'data' in input ? input.data : topic.data;
-      inputs.push({ id, source: topic.source, template: input.t, data: data ?? null, ...(input.note ? { note: input.note } : {}) });
+      inputs.push({
+        id,
+        source: topic.source,
+        template: input.t,
+        data: data ?? null,
+        ...('note' in input && input.note ? { note: input.note } : {}),
+        ...('tags' in input && input.tags ? { tags: input.tags } : {}),
+        ...('keywords' in input && input.keywords ? { keywords: input.keywords } : {}),
+      });
     });
   }
   const refInput = inputs.map(({ id, template, data }) => ({ id, template, data }));
@@ -138,14 +157,21 @@ function main(): void {
     const stat = perSource.get(c.source) ?? { ok: 0, err: 0 };
     perSource.set(c.source, stat);
     const base = { id: c.id, source: c.source, template: c.template, data: c.data };
+    const extra = { ...(c.tags ? { tags: c.tags } : {}), ...(c.note ? { note: c.note } : {}) };
     if (a.error !== undefined) {
       const goError = a.goError ?? a.error;
-      const errorKeywordsList = errorKeywords(goError, a.error);
-      if (errorKeywordsList.length === 0) skipped.push(`${c.id}: (kept) no error keyword found in ${JSON.stringify(a.error)}`);
-      corpus.push({ ...base, error: true, expected: a.error, goError, errorKeywords: errorKeywordsList, ...(c.note ? { note: c.note } : {}) });
+      let words = errorKeywords(goError, a.error);
+      if (c.keywords) {
+        const missing = c.keywords.filter((k) => !a.error?.includes(k) || !goError.includes(k));
+        if (missing.length) throw new Error(`${c.id}: keywords ${JSON.stringify(missing)} not in ${JSON.stringify(a.error)}`);
+        words = c.keywords;
+      }
+      if (words.length === 0) skipped.push(`${c.id}: (kept) no error keyword found in ${JSON.stringify(a.error)}`);
+      corpus.push({ ...base, error: true, expected: a.error, goError, errorKeywords: words, ...extra });
       stat.err++;
     } else {
-      corpus.push({ ...base, expected: a.output ?? '', ...(c.note ? { note: c.note } : {}) });
+      if (c.keywords) throw new Error(`${c.id}: keywords given but Go rendered ${JSON.stringify(a.output)}`);
+      corpus.push({ ...base, expected: a.output ?? '', ...extra });
       stat.ok++;
     }
   }

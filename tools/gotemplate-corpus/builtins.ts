@@ -2,7 +2,7 @@
 // and execution errors with their positions.
 
 import { S, V } from './data.js';
-import type { CaseInput, Topic } from './types.js';
+import { go119, keywords, type CaseInput, type Topic } from './types.js';
 
 export const logic: Topic = {
   source: 'logic',
@@ -64,7 +64,7 @@ export const builtins: Topic = {
     '{{ index .Values.list 5 }}',
     '{{ index .Values.list -1 }}',
     '{{ index .Values.list .Values.replicaCount }}',
-    '{{ index .Values.list (int .Values.replicaCount) }}',
+    keywords('{{ index .Values.list (int .Values.replicaCount) }}', ['index out of range', 'main:1:3'], 'Go 1.19 checks an index against len with > instead of >=, so index == len panics inside reflect'),
     '{{ index .Values.list "0" }}',
     '{{ index .Values.labels "app" }}|{{ index .Values.labels "nope" }}|',
     '{{ index .Values.labels 1 }}',
@@ -75,7 +75,7 @@ export const builtins: Topic = {
     '{{ index .Values.mixed 6 0 }}',
     '{{ index .Values.list }}',
     '{{ index "abc" 1 }}',
-    '{{ index "abc" 3 }}',
+    keywords('{{ index "abc" 3 }}', ['index out of range', 'main:1:3'], 'Go 1.19 checks an index against len with > instead of >=, so index == len panics inside reflect'),
     '{{ index 5 0 }}',
     '{{ index . "Values" "name" }}',
     '{{ index .Values "sortme" "10" }}',
@@ -85,7 +85,7 @@ export const builtins: Topic = {
     '{{ index .Values.labels nil }}',
     '{{ index (list 1 2 3) 1 }}',
     '{{ index (dict "a" 1) "a" }}',
-    '{{ index .Values.list 3 }}',
+    keywords('{{ index .Values.list 3 }}', ['index out of range', 'main:1:3'], 'Go 1.19 checks an index against len with > instead of >=, so index == len panics inside reflect'),
     '{{ slice "abcdef" 1 3 }}',
     '{{ slice .Values.list 1 }}',
     '{{ slice .Values.list 1 2 }}',
@@ -119,7 +119,7 @@ export const builtins: Topic = {
     '{{ index (index .Values.hosts 0) "port" }}',
     '{{ index .Values.mixed 5 "k" }}',
     '{{ len .Values.unicode }}|{{ len .Values.special }}',
-    '{{ index .Values.list 0 1 }}',
+    keywords('{{ index .Values.list 0 1 }}', ['index out of range', 'main:1:3'], 'Go 1.19 checks an index against len with > instead of >=, so index == len panics inside reflect'),
     '{{ index .Values.list 99999999999999999999 }}',
     '{{ println nil }}|{{ print "" "" }}|{{ print 1 "" 2 }}',
   ],
@@ -504,9 +504,9 @@ export const parseErrors: Topic = {
     '{{ range }}{{ end }}',
     '{{ else }}{{ end }}',
     '{{ define "x" }}{{ else }}{{ end }}',
-    '{{ if 1 }}{{ else with }}{{ end }}',
+    go119('{{ if 1 }}{{ else with }}{{ end }}', 'else-with'),
     '{{ if 1 }}{{ else range .l }}{{ end }}',
-    '{{ range .l }}{{ else with 1 }}{{ end }}',
+    go119('{{ range .l }}{{ else with 1 }}{{ end }}', 'else-with'),
   ],
 };
 
