@@ -1,0 +1,254 @@
+/** Sprig crypto functions: hashes are in strings.ts; here passwords, AES, keys and certificates. */
+import { createCipheriv, createDecipheriv, createHash, createHmac, generateKeyPairSync, randomBytes, scryptSync, createPrivateKey } from 'node:crypto';
+import bcryptjs from 'bcryptjs';
+import forge from 'node-forge';
+import type { FuncDef } from '../exec.js';
+import { GoInt } from '../values.js';
+
+const S = 'string';
+const I = 'int';
+const ANY = 'interface {}';
+const d = (params: string[], fn: FuncDef['fn'], variadic?: string): FuncDef => (variadic ? { params, variadic, fn } : { params, fn });
+
+const TEMPLATES: Record<string, string[]> = {
+  maximum: ['anoxxxxxxxxxxxxxxxxx', 'axxxxxxxxxxxxxxxxxno'],
+  long: [
+    'CvcvnoCvcvCvcv', 'CvcvCvcvnoCvcv', 'CvcvCvcvCvcvno', 'CvccnoCvcvCvcv', 'CvccCvcvnoCvcv', 'CvccCvcvCvcvno',
+    'CvcvnoCvccCvcv', 'CvcvCvccnoCvcv', 'CvcvCvccCvcvno', 'CvcvnoCvcvCvcc', 'CvcvCvcvnoCvcc', 'CvcvCvcvCvccno',
+    'CvccnoCvccCvcv', 'CvccCvccnoCvcv', 'CvccCvccCvcvno', 'CvcvnoCvccCvcc', 'CvcvCvccnoCvcc', 'CvcvCvccCvccno',
+    'CvccnoCvcvCvcc', 'CvccCvcvnoCvcc', 'CvccCvcvCvccno',
+  ],
+  medium: ['CvcnoCvc', 'CvcCvcno'],
+  short: ['Cvcn'],
+  basic: ['aaanaaan', 'aannaaan', 'aaannaaa'],
+  pin: ['nnnn'],
+};
+const CHARS: Record<string, string> = {
+  V: 'AEIOU',
+  C: 'BCDFGHJKLMNPQRSTVWXYZ',
+  v: 'aeiou',
+  c: 'bcdfghjklmnpqrstvwxyz',
+  A: 'AEIOUBCDFGHJKLMNPQRSTVWXYZ',
+  a: 'AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz',
+  n: '0123456789',
+  o: "@&%?,=[]_:-+*$#!'^~;()/.",
+  x: 'AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz0123456789!@#$%^&*()',
+};
+const SEED = 'com.lyndir.masterpassword';
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n >>> 0);
+  return b;
+}
+
+function derivePassword(counter: number, type: string, password: string, user: string, site: string): string {
+  const templates = TEMPLATES[type];
+  if (!templates) return `cannot find password template ${type}`;
+  const salt = Buffer.concat([Buffer.from(SEED), u32(Buffer.byteLength(user)), Buffer.from(user)]);
+  const key = scryptSync(Buffer.from(password), salt, 64, { N: 32768, r: 8, p: 2, maxmem: 128 * 1024 * 1024 });
+  const msg = Buffer.concat([Buffer.from(SEED), u32(Buffer.byteLength(site)), Buffer.from(site), u32(counter)]);
+  const seed = createHmac('sha256', key).update(msg).digest();
+  const temp = templates[seed[0] % templates.length];
+  let out = '';
+  for (let i = 0; i < temp.length; i++) {
+    const chars = CHARS[temp[i]];
+    out += chars[seed[i + 1] % chars.length];
+  }
+  return out;
+}
+
+function aesKey(password: string): Buffer {
+  const k = Buffer.alloc(32);
+  Buffer.from(password).copy(k, 0, 0, 32);
+  return k;
+}
+
+function encryptAES(password: string, text: string): string {
+  if (text === '') return '';
+  const content = Buffer.from(text);
+  const pad = 16 - (content.length % 16);
+  const padded = Buffer.concat([content, Buffer.alloc(pad, pad)]);
+  const iv = randomBytes(16);
+  const c = createCipheriv('aes-256-cbc', aesKey(password), iv);
+  c.setAutoPadding(false);
+  return Buffer.concat([iv, c.update(padded), c.final()]).toString('base64');
+}
+
+function decryptAES(password: string, b64: string): string {
+  if (b64 === '') return '';
+  const crypt = Buffer.from(b64, 'base64');
+  if (crypt.length < 16 || (crypt.length - 16) % 16 !== 0) throw new Error('crypto/cipher: input not full blocks');
+  const iv = crypt.subarray(0, 16);
+  const dc = createDecipheriv('aes-256-cbc', aesKey(password), iv);
+  dc.setAutoPadding(false);
+  const out = Buffer.concat([dc.update(crypt.subarray(16)), dc.final()]);
+  const n = out[out.length - 1] ?? 0;
+  return out.subarray(0, Math.max(out.length - n, 0)).toString('utf8');
+}
+
+function bcrypt(s: string): string {
+  return bcryptjs.hashSync(s, 10).replace(/^\$2b\$/, '$2a$');
+}
+
+function genPrivateKey(typ: string): string {
+  switch (typ) {
+    case '':
+    case 'rsa':
+      return generateKeyPairSync('rsa', { modulusLength: 4096 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    case 'ecdsa':
+      return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+    case 'ed25519':
+      return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    case 'dsa':
+      return generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().replace(/PRIVATE KEY/g, 'DSA PRIVATE KEY');
+  }
+  return 'Unknown type ' + typ;
+}
+
+/** sprig's certificate struct: {Cert, Key} */
+export class Certificate {
+  readonly goTypeName = 'sprig.certificate';
+  constructor(
+    public Cert: string,
+    public Key: string,
+  ) {}
+}
+
+function rsaKeys(): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string } {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const priv = forge.pki.privateKeyFromPem(pem);
+  const pub = forge.pki.setRsaPublicKey((priv as any).n, (priv as any).e);
+  return { pub, priv, pem };
+}
+
+function keysFromPem(pem: string): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string } {
+  const k = createPrivateKey(pem);
+  const pkcs1 = k.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const priv = forge.pki.privateKeyFromPem(pkcs1);
+  const pub = forge.pki.setRsaPublicKey((priv as any).n, (priv as any).e);
+  return { pub, priv, pem: pkcs1 };
+}
+
+function serial(): string {
+  return '00' + randomBytes(16).toString('hex');
+}
+
+function makeCert(
+  cn: string,
+  ips: unknown[],
+  dns: unknown[],
+  days: number,
+  isCA: boolean,
+  keys: { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string },
+  signer?: { cert: forge.pki.Certificate; key: forge.pki.PrivateKey },
+): Certificate {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.pub;
+  cert.serialNumber = serial();
+  const now = new Date();
+  cert.validity.notBefore = now;
+  cert.validity.notAfter = new Date(now.getTime() + days * 86400000);
+  cert.setSubject([{ name: 'commonName', value: cn }]);
+  cert.setIssuer(signer ? signer.cert.subject.attributes : [{ name: 'commonName', value: cn }]);
+  const altNames: any[] = [];
+  for (const ip of ips ?? []) altNames.push({ type: 7, ip: String(ip) });
+  for (const n of dns ?? []) altNames.push({ type: 2, value: String(n) });
+  const exts: any[] = [
+    { name: 'keyUsage', keyEncipherment: true, digitalSignature: true, keyCertSign: isCA },
+    { name: 'basicConstraints', cA: isCA, critical: true },
+  ];
+  if (!isCA) exts.push({ name: 'extKeyUsage', serverAuth: true, clientAuth: true });
+  if (altNames.length) exts.push({ name: 'subjectAltName', altNames });
+  cert.setExtensions(exts);
+  cert.sign((signer?.key ?? keys.priv) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
+  return new Certificate(forge.pki.certificateToPem(cert), keys.pem);
+}
+
+function caFrom(ca: unknown): { cert: forge.pki.Certificate; key: forge.pki.PrivateKey } {
+  const c = ca as Certificate;
+  if (!c || typeof c.Cert !== 'string') throw new Error('error parsing CA certificate');
+  return { cert: forge.pki.certificateFromPem(c.Cert), key: keysFromPem(c.Key).priv };
+}
+
+const n = (v: unknown): number => Number(v instanceof GoInt ? v.v : (v as bigint));
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+export const cryptoFuncs: Record<string, FuncDef> = {
+  derivePassword: d(['uint32', S, S, S, S], ([c, t, p, u, s]) => derivePassword(n(c), t, p, u, s)),
+  encryptAES: d([S, S], ([p, t]) => encryptAES(p, t)),
+  decryptAES: d([S, S], ([p, t]) => decryptAES(p, t)),
+  bcrypt: d([S], ([s]) => bcrypt(s)),
+  htpasswd: d([S, S], ([u, p, ...h]) => {
+    if (u.includes(':')) return `invalid username: ${u}`;
+    if (h[0] === 'sha') return `${u}:{SHA}${createHash('sha1').update(p).digest('base64')}`;
+    return `${u}:${bcrypt(p)}`;
+  }, S),
+  genPrivateKey: d([S], ([t]) => genPrivateKey(t)),
+  randBytes: d([I], ([c]) => randomBytes(n(c)).toString('base64')),
+  genCA: d([S, I], ([cn, days]) => makeCert(cn, [], [], n(days), true, rsaKeys())),
+  genCAWithKey: d([S, I, S], ([cn, days, key]) => makeCert(cn, [], [], n(days), true, keysFromPem(key))),
+  genSelfSignedCert: d([S, '[]interface {}', '[]interface {}', I], ([cn, ips, dns, days]) => makeCert(cn, list(ips), list(dns), n(days), false, rsaKeys())),
+  genSelfSignedCertWithKey: d([S, '[]interface {}', '[]interface {}', I, S], ([cn, ips, dns, days, key]) =>
+    makeCert(cn, list(ips), list(dns), n(days), false, keysFromPem(key)),
+  ),
+  genSignedCert: d([S, '[]interface {}', '[]interface {}', I, 'sprig.certificate'], ([cn, ips, dns, days, ca]) =>
+    makeCert(cn, list(ips), list(dns), n(days), false, rsaKeys(), caFrom(ca)),
+  ),
+  genSignedCertWithKey: d([S, '[]interface {}', '[]interface {}', I, 'sprig.certificate', S], ([cn, ips, dns, days, ca, key]) =>
+    makeCert(cn, list(ips), list(dns), n(days), false, keysFromPem(key), caFrom(ca)),
+  ),
+  buildCustomCert: d([S, S], ([c, k]) => {
+    const cert = Buffer.from(c, 'base64').toString('utf8');
+    const key = Buffer.from(k, 'base64').toString('utf8');
+    forge.pki.certificateFromPem(cert);
+    createPrivateKey(key);
+    return new Certificate(cert, key);
+  }),
+  getHostByName: d([S], () => ''),
+  urlParse: d([S], ([s]) => urlParse(s)),
+  urlJoin: d(['map[string]interface {}'], ([m]) => urlJoin(m ?? {})),
+};
+void ANY;
+
+function urlParse(s: string): Record<string, unknown> {
+  const m = /^(?:([a-zA-Z][a-zA-Z0-9+.-]*):)?(?:\/\/(?:([^@/?#]*)@)?([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/.exec(s);
+  if (!m) throw new Error(`unable to parse url: ${s}`);
+  return {
+    scheme: m[1] ?? '',
+    host: m[3] ?? '',
+    hostname: (m[3] ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, ''),
+    path: decodeURIComponentSafe(m[4] ?? ''),
+    query: m[5] ?? '',
+    opaque: '',
+    fragment: decodeURIComponentSafe(m[6] ?? ''),
+    userinfo: m[2] ?? '',
+  };
+}
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+function urlJoin(m: Record<string, unknown>): string {
+  const g = (k: string): string => (typeof m[k] === 'string' ? (m[k] as string) : '');
+  let out = '';
+  if (g('scheme')) out += g('scheme') + ':';
+  if (g('opaque')) out += g('opaque');
+  else {
+    if (g('scheme') || g('host') || g('userinfo')) {
+      if (g('host') || g('path') || g('userinfo')) out += '//';
+      if (g('userinfo')) out += g('userinfo') + '@';
+      out += g('host');
+    }
+    let p = g('path');
+    if (p && p[0] !== '/' && g('host')) p = '/' + p;
+    out += encodeURI(p).replace(/%25/g, '%');
+  }
+  if (g('query')) out += '?' + g('query');
+  if (g('fragment')) out += '#' + encodeURIComponent(g('fragment'));
+  return out;
+}

@@ -1,0 +1,195 @@
+/** Helm's own template functions (helm/pkg/engine/funcs.go and engine.go), written anew. */
+import type { ExecContext, FuncDef } from '../exec.js';
+import { TemplateExecError, executeTree as executeTreeLazy } from '../exec.js';
+import { marshalJSON, unmarshalJSON } from '../json.js';
+import { marshalYAML, parseYAMLAsJSON } from '../yaml.js';
+import { isMap, isNil, typeName } from '../values.js';
+import { goQuote } from '../strconv.js';
+import { toToml } from '../toml.js';
+
+const ANY = 'interface {}';
+const RECURSION_MAX = 1000;
+
+function include(ctx: ExecContext, name: string, data: unknown): string {
+  const n = ctx.included.get(name);
+  if (n !== undefined) {
+    if (n > RECURSION_MAX) {
+      throw new Error(`rendering template has a nested reference name: ${name}: unable to execute template`);
+    }
+    ctx.included.set(name, n + 1);
+  } else ctx.included.set(name, 1);
+  try {
+    return ctx.execute(name, data);
+  } finally {
+    ctx.included.set(name, ctx.included.get(name)! - 1);
+  }
+}
+
+function tpl(ctx: ExecContext, text: string, vals: unknown): string {
+  // parse into a clone of the set, as template `rootName`, then execute
+  const set = (ctx.set as any).clone();
+  try {
+    set.parse(ctx.rootName, text);
+  } catch (e) {
+    throw new Error(`cannot parse template ${goQuote(text)}: ${(e as Error).message}`);
+  }
+  const sub = newSubContext(ctx, set);
+  let out: string;
+  try {
+    out = sub.execute(ctx.rootName, vals);
+  } catch (e) {
+    if (!(e instanceof TemplateExecError) || (e as any).name === 'TemplateLimitError') throw e;
+    throw new Error(`error during tpl function execution for ${goQuote(text)}: ${(e as Error).message}`);
+  }
+  return out.replaceAll('<no value>', '');
+}
+
+function newSubContext(ctx: ExecContext, set: any): ExecContext {
+  const sub: ExecContext = {
+    ...ctx,
+    set,
+    execute(name: string, data: unknown): string {
+      const tree = set.lookup(name);
+      if (!tree) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(set.rootName)}`);
+      const max = ctx.opts.maxDepth ?? 1500;
+      if (sub.depth >= max) throw new TemplateExecError(`template: ${name}: exceeded maximum template depth (${max})`);
+      sub.depth++;
+      try {
+        return executeTreeLazy(sub, tree, name, data);
+      } finally {
+        sub.depth--;
+      }
+    },
+  };
+  sub.depth = ctx.depth;
+  return sub;
+}
+
+function toYAML(v: unknown): string {
+  try {
+    return marshalYAML(v).replace(/\n$/, '');
+  } catch {
+    return '';
+  }
+}
+
+function fromYAML(s: string): Record<string, unknown> {
+  try {
+    const v = parseYAMLAsJSON(s);
+    if (isNil(v)) return {};
+    if (!isMap(v)) {
+      return { Error: `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKind(v)} into Go value of type map[string]interface {}` };
+    }
+    return v;
+  } catch (e) {
+    return { Error: (e as Error).message };
+  }
+}
+
+function fromYAMLArray(s: string): unknown[] {
+  try {
+    const v = parseYAMLAsJSON(s);
+    if (isNil(v)) return [];
+    if (!Array.isArray(v)) {
+      return [`error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKind(v)} into Go value of type []interface {}`];
+    }
+    return v;
+  } catch (e) {
+    return [(e as Error).message];
+  }
+}
+
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (isMap(v)) return 'object';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  return 'value';
+}
+
+function fromJSON(s: string): Record<string, unknown> {
+  try {
+    const v = unmarshalJSON(s);
+    if (isNil(v)) return {};
+    if (!isMap(v)) return { Error: `json: cannot unmarshal ${jsonKind(v)} into Go value of type map[string]interface {}` };
+    return v;
+  } catch (e) {
+    return { Error: (e as Error).message };
+  }
+}
+
+function fromJSONArray(s: string): unknown[] {
+  try {
+    const v = unmarshalJSON(s);
+    if (isNil(v)) return [];
+    if (!Array.isArray(v)) return [`json: cannot unmarshal ${jsonKind(v)} into Go value of type []interface {}`];
+    return v;
+  } catch (e) {
+    return [(e as Error).message];
+  }
+}
+
+export const helmFuncs: Record<string, FuncDef> = {
+  include: { params: ['string', ANY], fn: ([name, data], ctx) => include(ctx, name, data) },
+  tpl: { params: ['string', ANY], fn: ([text, vals], ctx) => tpl(ctx, text, vals) },
+  required: {
+    params: ['string', ANY],
+    fn: ([warn, val]) => {
+      if (isNil(val) || val === '') throw new HelmFailError(warn);
+      return val;
+    },
+  },
+  fail: {
+    params: ['string'],
+    fn: ([msg]) => {
+      throw new HelmFailError(msg);
+    },
+  },
+  toYaml: { params: [ANY], fn: ([v]) => toYAML(v) },
+  mustToYaml: {
+    params: [ANY],
+    fn: ([v]) => marshalYAML(v).replace(/\n$/, ''),
+  },
+  fromYaml: { params: ['string'], fn: ([s]) => fromYAML(s) },
+  fromYamlArray: { params: ['string'], fn: ([s]) => fromYAMLArray(s) },
+  toJson: {
+    params: [ANY],
+    fn: ([v]) => {
+      try {
+        return marshalJSON(v, { escapeHTML: true });
+      } catch {
+        return '';
+      }
+    },
+  },
+  mustToJson: { params: [ANY], fn: ([v]) => marshalJSON(v, { escapeHTML: true }) },
+  fromJson: { params: ['string'], fn: ([s]) => fromJSON(s) },
+  fromJsonArray: { params: ['string'], fn: ([s]) => fromJSONArray(s) },
+  toToml: {
+    params: [ANY],
+    fn: ([v]) => {
+      try {
+        return toToml(v);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    },
+  },
+  lookup: {
+    params: ['string', 'string', 'string', 'string'],
+    fn: ([apiVersion, kind, namespace, name], ctx) => {
+      const cb = ctx.opts.lookup;
+      if (!cb) return {};
+      const r = cb(apiVersion, kind, namespace, name);
+      return isNil(r) ? {} : r;
+    },
+  },
+};
+
+/** `fail`/`required` errors: Helm shows just the message. */
+export class HelmFailError extends Error {
+  override name = 'HelmFailError';
+}
+
+export { typeName };
