@@ -582,7 +582,7 @@ export const execErrors: Topic = {
     '{{ keys .Values.list }}',
     '{{ pluck "a" .Values.list }}',
     '{{ toDate "2006" 1 }}',
-    '{{ date "2006" "notadate" }}',
+    '{{ date "2006" "notadate" | len }}',
     '{{ until "x" }}',
     '{{ fail 1 }}',
     '{{ fail }}',
