@@ -273,7 +273,11 @@ export function splitJsonStream(
           }
         }
       }
-      if (depth !== 0) throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, start)}: unexpected end of input`);
+      if (depth !== 0) {
+        const err = jsonSyntaxError(text.slice(start));
+        const at = start + (err?.offset ?? text.length - start);
+        throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, at)}: ${err?.message ?? 'unexpected end of input'}`);
+      }
     } else {
       throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, start)}: expected an array or an object, found ${JSON.stringify(text.slice(start, start + 12))}`);
     }

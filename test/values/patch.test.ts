@@ -19,7 +19,7 @@ test('a patch file may hold arrays and single operations, concatenated', () => {
 
 test('invalid patch text is reported with its position', () => {
   assert.throws(() => parsePatchText('[{"op":"add","path":"/a","value":1},\n {"op": }]', 'CONFIG_VALUES_JSON_PATCH_PATH'), /CONFIG_VALUES_JSON_PATCH_PATH: invalid JSON at line 2 column \d+/);
-  assert.throws(() => parsePatchText('[{"op":"add"', 'f'), /f: invalid JSON at line 1 column 1: unexpected end of input/);
+  assert.throws(() => parsePatchText('[{"op":"add"', 'f'), /f: invalid JSON at line 1 column 13: expected "," or "}", found end of input/);
   assert.throws(() => parsePatchText('"text"', 'f'), /expected an array or an object/);
   assert.throws(() => parsePatchText('[{"op":"frobnicate","path":"/a"}]', 'f'), /operation 1 .*unknown op "frobnicate"/);
   assert.throws(() => parsePatchText('[{"op":"add","path":"/a"}]', 'f'), /"add" needs a "value"/);

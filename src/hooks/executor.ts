@@ -1,0 +1,136 @@
+/**
+ * Runs one shell (executable) hook: writes the binding context and values files into a private temp
+ * dir, runs the hook with only those paths (plus PATH and HOME) in its environment, logs its output
+ * line by line (bounded), and reads what it wrote back: values and config patches, metric operations
+ * and Kubernetes operations. A failure names the hook and says why; applying the outputs is the
+ * caller's job.
+ */
+import { readFileSync } from 'node:fs';
+import { UserError } from '../util/errors.js';
+import type { JsonObject } from '../util/json.js';
+import { parsePatchText, type PatchOp } from '../values/patch.js';
+import { RunDir, describeExit, runProcess } from './process.js';
+import { parseMetrics, type MetricOperation } from './outputs/metrics.js';
+import { parseKubernetesOperations, type KubeOperation } from './outputs/kubernetes.js';
+
+export interface HookOutputs {
+  valuesPatch: PatchOp[];
+  configValuesPatch: PatchOp[];
+  metrics: MetricOperation[];
+  kubernetes: KubeOperation[];
+}
+
+export type OutputStream = 'stdout' | 'stderr';
+
+/** Receives the hook's output lines; `fields` holds the parsed object of a JSON line when proxying. */
+export type HookLineLogger = (stream: OutputStream, line: string, fields?: Record<string, unknown>) => void;
+
+export interface ShellHookRun {
+  /** The executable. */
+  path: string;
+  /** The hook's name in messages and labels, e.g. `hooks/ensure-crds.sh` or `001-echo/hooks/a.sh`. */
+  name: string;
+  /** The binding contexts, already rendered as the hook's config version wants them. */
+  bindingContextJson: string;
+  values: JsonObject;
+  configValues: JsonObject;
+  tmpDir: string;
+  timeoutMs: number;
+  graceMs?: number;
+  keepTmpFiles?: boolean;
+  cwd?: string;
+  log?: HookLineLogger;
+  /** LOG_PROXY_HOOK_JSON: hand JSON lines to the logger as fields. */
+  proxyJsonLogs?: boolean;
+  /** Bytes of output logged per run; the rest is dropped with one note (default 1 MiB). */
+  maxLoggedBytes?: number;
+}
+
+export class HookRunError extends UserError {
+  override name = 'HookRunError';
+  constructor(
+    message: string,
+    /** Operations marked `ignoreHookError` on the status subresource: applied even on failure. */
+    readonly kubernetesOnFailure: KubeOperation[] = [],
+  ) {
+    super(message);
+  }
+}
+
+const DEFAULT_LOG_LIMIT = 1024 * 1024;
+
+function boundedLogger(run: ShellHookRun): HookLineLogger {
+  const limit = run.maxLoggedBytes ?? DEFAULT_LOG_LIMIT;
+  let logged = 0;
+  let noted = false;
+  return (stream, line) => {
+    if (!run.log) return;
+    if (logged >= limit) {
+      if (!noted) {
+        noted = true;
+        run.log('stderr', `(hook output truncated: more than ${limit} bytes in this run; the rest is not logged)`);
+      }
+      return;
+    }
+    logged += line.length + 1;
+    if (run.proxyJsonLogs && line.startsWith('{')) {
+      try {
+        const fields = JSON.parse(line) as unknown;
+        if (fields && typeof fields === 'object' && !Array.isArray(fields)) return run.log(stream, line, fields as Record<string, unknown>);
+      } catch {
+        // not JSON after all: log it as text
+      }
+    }
+    run.log(stream, line);
+  };
+}
+
+function readOutput(file: string): string {
+  return readFileSync(file, 'utf8');
+}
+
+function statusOpsOnFailure(text: string, hook: string): KubeOperation[] {
+  try {
+    return parseKubernetesOperations(text, hook).filter((op) => op.ignoreHookError && (op.subresource === '/status' || op.subresource === 'status'));
+  } catch {
+    return [];
+  }
+}
+
+export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
+  const dir = new RunDir(run.tmpDir, run.name, run.keepTmpFiles);
+  try {
+    const env = {
+      BINDING_CONTEXT_PATH: dir.write('binding_context.json', run.bindingContextJson),
+      VALUES_PATH: dir.write('values.json', JSON.stringify(run.values)),
+      CONFIG_VALUES_PATH: dir.write('config_values.json', JSON.stringify(run.configValues)),
+      VALUES_JSON_PATCH_PATH: dir.file('values_json_patch.json'),
+      CONFIG_VALUES_JSON_PATCH_PATH: dir.file('config_values_json_patch.json'),
+      METRICS_PATH: dir.file('metrics.json'),
+      KUBERNETES_PATCH_PATH: dir.file('kubernetes_patch.json'),
+    };
+    const log = boundedLogger(run);
+    const r = await runProcess({
+      file: run.path,
+      cwd: run.cwd,
+      env,
+      timeoutMs: run.timeoutMs,
+      graceMs: run.graceMs,
+      maxStdoutBytes: 0,
+      onStdoutLine: (l) => log('stdout', l),
+      onStderrLine: (l) => log('stderr', l),
+    });
+    if (r.spawnError || r.timedOut || r.exitCode !== 0) {
+      const tail = r.stderrTail.length ? `; last lines of stderr:\n  ${r.stderrTail.slice(-10).join('\n  ')}` : '';
+      throw new HookRunError(`hook ${run.name} failed: ${describeExit(r, run.timeoutMs)}${tail}`, statusOpsOnFailure(readOutput(env.KUBERNETES_PATCH_PATH), run.name));
+    }
+    return {
+      metrics: parseMetrics(readOutput(env.METRICS_PATH), run.name),
+      kubernetes: parseKubernetesOperations(readOutput(env.KUBERNETES_PATCH_PATH), run.name),
+      configValuesPatch: parsePatchText(readOutput(env.CONFIG_VALUES_JSON_PATCH_PATH), `$CONFIG_VALUES_JSON_PATCH_PATH of hook ${run.name}`),
+      valuesPatch: parsePatchText(readOutput(env.VALUES_JSON_PATCH_PATH), `$VALUES_JSON_PATCH_PATH of hook ${run.name}`),
+    };
+  } finally {
+    dir.dispose();
+  }
+}
