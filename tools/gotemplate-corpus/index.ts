@@ -2,6 +2,7 @@
 
 import { builtins, comparisons, execErrors, fmtVerbs, logic, parseErrors, valueModel } from './builtins.js';
 import { conditionals, defines, fields, pipelines, ranges, textActions, variables, withs } from './lang.js';
+import { noValue, positions, printfMore, whitespace, yamlKeys } from './extra.js';
 import { extraToYaml, helmFuncs, json, manifests, toml, yamlIn, yamlOut } from './helm.js';
 import {
   conversion,
@@ -68,4 +69,9 @@ export const topics: Topic[] = [
   json,
   toml,
   manifests,
+  whitespace,
+  noValue,
+  yamlKeys,
+  printfMore,
+  positions,
 ];
