@@ -58,84 +58,82 @@ function objectOrText(v: unknown, what: string, fail: (why: string) => never): J
   return v as JsonObject;
 }
 
+/** Validates one operation spec; `where` prefixes errors. */
+export function toKubeOperation(item: unknown, where: string): KubeOperation {
+  const fail = (why: string): never => {
+    throw new HookOutputError(`${where}: ${why}`);
+  };
+  if (!isPlainObject(item)) fail('an operation must be a map');
+  const spec = item as JsonObject;
+  for (const k of Object.keys(spec)) if (!KEYS.has(k)) fail(`unknown key "${k}"`);
+  const operation = spec.operation;
+  if (typeof operation !== 'string' || !OPERATIONS.includes(operation)) fail(`"operation" must be one of ${OPERATIONS.join(', ')}, got ${JSON.stringify(operation)}`);
+  const str = (k: string, required: boolean): string | undefined => {
+    const v = spec[k];
+    if (v === undefined || v === null || v === '') {
+      if (required) fail(`"${operation as string}" needs "${k}"`);
+      return undefined;
+    }
+    if (typeof v !== 'string') fail(`"${k}" must be a string`);
+    return v as string;
+  };
+  const bool = (k: string): boolean => {
+    const v = spec[k];
+    if (v === undefined) return false;
+    if (typeof v !== 'boolean') fail(`"${k}" must be true or false`);
+    return v as boolean;
+  };
+  const common: Common = { ignoreHookError: bool('ignoreHookError') };
+  const sub = str('subresource', false);
+  if (sub) common.subresource = sub;
+  switch (operation) {
+    case 'Create':
+    case 'CreateIfNotExists':
+    case 'CreateOrUpdate': {
+      const object = objectOrText(spec.object, 'object', fail);
+      const meta = object.metadata;
+      if (!isPlainObject(meta) || (typeof meta.name !== 'string' && typeof meta.generateName !== 'string')) fail('"object" needs metadata.name');
+      if (typeof object.kind !== 'string' || typeof object.apiVersion !== 'string') fail('"object" needs apiVersion and kind');
+      return { ...common, operation, object };
+    }
+  }
+  const target: Target = { kind: str('kind', true)!, name: str('name', true)! };
+  const apiVersion = str('apiVersion', false);
+  const namespace = str('namespace', false);
+  if (apiVersion) target.apiVersion = apiVersion;
+  if (namespace) target.namespace = namespace;
+  switch (operation) {
+    case 'Delete':
+    case 'DeleteInBackground':
+    case 'DeleteNonCascading':
+      return { ...common, ...target, operation };
+    case 'JQPatch':
+      return { ...common, ...target, operation, jqFilter: str('jqFilter', true)!, ignoreMissingObject: bool('ignoreMissingObject') };
+    case 'MergePatch':
+      return { ...common, ...target, operation, mergePatch: objectOrText(spec.mergePatch, 'mergePatch', fail), ignoreMissingObject: bool('ignoreMissingObject') };
+    case 'JSONPatch': {
+      let raw: JsonValue | undefined = spec.jsonPatch;
+      if (typeof raw === 'string') {
+        try {
+          raw = JSON.parse(raw) as JsonValue;
+        } catch {
+          fail('"jsonPatch" is a string that is not JSON');
+        }
+      }
+      if (!Array.isArray(raw) || raw.length === 0) fail('"JSONPatch" needs "jsonPatch": a non-empty list of operations');
+      const ops = (raw as JsonValue[]).map((op, i) => toPatchOp(op, `${where}, jsonPatch[${i}]`));
+      return { ...common, ...target, operation, jsonPatch: ops, ignoreMissingObject: bool('ignoreMissingObject') };
+    }
+  }
+  throw new HookOutputError(`${where}: unsupported operation`);
+}
+
 export function parseKubernetesOperations(text: string, hook: string): KubeOperation[] {
   const source = `$KUBERNETES_PATCH_PATH of hook ${hook}`;
   const out: KubeOperation[] = [];
   for (const doc of parseDocs(text, source)) {
     const items = Array.isArray(doc.value) ? doc.value : [doc.value];
-    items.forEach((item, idx) => {
-      const where = items.length > 1 ? `${doc.where}, item ${idx}` : doc.where;
-      const fail = (why: string): never => {
-        throw new HookOutputError(`${where}: ${why}`);
-      };
-      if (!isPlainObject(item)) fail('an operation must be a map');
-      const spec = item as JsonObject;
-      for (const k of Object.keys(spec)) if (!KEYS.has(k)) fail(`unknown key "${k}"`);
-      const operation = spec.operation;
-      if (typeof operation !== 'string' || !OPERATIONS.includes(operation)) fail(`"operation" must be one of ${OPERATIONS.join(', ')}, got ${JSON.stringify(operation)}`);
-      const str = (k: string, required: boolean): string | undefined => {
-        const v = spec[k];
-        if (v === undefined || v === null || v === '') {
-          if (required) fail(`"${operation as string}" needs "${k}"`);
-          return undefined;
-        }
-        if (typeof v !== 'string') fail(`"${k}" must be a string`);
-        return v as string;
-      };
-      const bool = (k: string): boolean => {
-        const v = spec[k];
-        if (v === undefined) return false;
-        if (typeof v !== 'boolean') fail(`"${k}" must be true or false`);
-        return v as boolean;
-      };
-      const common: Common = { ignoreHookError: bool('ignoreHookError') };
-      const sub = str('subresource', false);
-      if (sub) common.subresource = sub;
-      switch (operation) {
-        case 'Create':
-        case 'CreateIfNotExists':
-        case 'CreateOrUpdate': {
-          const object = objectOrText(spec.object, 'object', fail);
-          const meta = object.metadata;
-          if (!isPlainObject(meta) || (typeof meta.name !== 'string' && typeof meta.generateName !== 'string')) fail('"object" needs metadata.name');
-          if (typeof object.kind !== 'string' || typeof object.apiVersion !== 'string') fail('"object" needs apiVersion and kind');
-          out.push({ ...common, operation, object });
-          return;
-        }
-      }
-      const target: Target = { kind: str('kind', true)!, name: str('name', true)! };
-      const apiVersion = str('apiVersion', false);
-      const namespace = str('namespace', false);
-      if (apiVersion) target.apiVersion = apiVersion;
-      if (namespace) target.namespace = namespace;
-      switch (operation) {
-        case 'Delete':
-        case 'DeleteInBackground':
-        case 'DeleteNonCascading':
-          out.push({ ...common, ...target, operation });
-          return;
-        case 'JQPatch':
-          out.push({ ...common, ...target, operation, jqFilter: str('jqFilter', true)!, ignoreMissingObject: bool('ignoreMissingObject') });
-          return;
-        case 'MergePatch':
-          out.push({ ...common, ...target, operation, mergePatch: objectOrText(spec.mergePatch, 'mergePatch', fail), ignoreMissingObject: bool('ignoreMissingObject') });
-          return;
-        case 'JSONPatch': {
-          let raw: JsonValue | undefined = spec.jsonPatch;
-          if (typeof raw === 'string') {
-            try {
-              raw = JSON.parse(raw) as JsonValue;
-            } catch {
-              fail('"jsonPatch" is a string that is not JSON');
-            }
-          }
-          if (!Array.isArray(raw) || raw.length === 0) fail('"JSONPatch" needs "jsonPatch": a non-empty list of operations');
-          const ops = (raw as JsonValue[]).map((op, i) => toPatchOp(op, `${where}, jsonPatch[${i}]`));
-          out.push({ ...common, ...target, operation, jsonPatch: ops, ignoreMissingObject: bool('ignoreMissingObject') });
-          return;
-        }
-      }
-    });
+    items.forEach((item, idx) => out.push(toKubeOperation(item, items.length > 1 ? `${doc.where}, item ${idx}` : doc.where)));
   }
   return out;
 }
