@@ -360,10 +360,28 @@ function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version: stri
     return send(res, 200, JSON.stringify(toTable(t, version, objs, meta, query.includeObject)));
   }
   const av = joinApiVersion(t.group, version);
-  const parts: string[] = new Array(r.entries.length);
-  for (let i = 0; i < r.entries.length; i++) parts[i] = d.resources.render(t, version, r.entries[i].json);
-  send(res, 200, `{"kind":"${t.listKind}","apiVersion":"${av}","metadata":${JSON.stringify(meta)},"items":[${parts.join(',')}]}`);
+  const head = `{"kind":"${t.listKind}","apiVersion":"${av}","metadata":${JSON.stringify(meta)},"items":[`;
+  const n = r.entries.length;
+  if (n <= LIST_BATCH) {
+    const parts: string[] = new Array(n);
+    for (let i = 0; i < n; i++) parts[i] = d.resources.render(t, version, r.entries[i].json);
+    return send(res, 200, `${head}${parts.join(',')}]}`);
+  }
+  // Large lists go out in batches (chunked): no single giant string, no extra pass to measure it.
+  res.writeHead(200, { 'Content-Type': JSON_CT, 'Cache-Control': 'no-cache, private' });
+  res.cork();
+  res.write(head);
+  for (let start = 0; start < n; start += LIST_BATCH) {
+    const end = Math.min(n, start + LIST_BATCH);
+    const parts: string[] = new Array(end - start);
+    for (let i = start; i < end; i++) parts[i - start] = d.resources.render(t, version, r.entries[i].json);
+    res.write(start === 0 ? parts.join(',') : ',' + parts.join(','));
+  }
+  res.end(']}');
+  res.uncork();
 }
+
+const LIST_BATCH = 512;
 
 function watch(
   d: ServerDeps,

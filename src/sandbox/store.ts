@@ -26,8 +26,6 @@ export interface StoreEvent {
   /** Labels before a MODIFIED event (for label-selector transitions). */
   prevLabels?: Labels;
   json: string;
-  /** `{"type":...,"object":...}\n`, built once on first use. */
-  line?: string;
 }
 
 export interface Bucket {

@@ -57,7 +57,7 @@ export class WatchHub {
   }
 
   /** Sends one event to one watcher, applying its filters; used for replays too. */
-  deliver(w: Watcher, ev: StoreEvent): void {
+  deliver(w: Watcher, ev: StoreEvent, shared?: { line?: string }): void {
     if (w.closed || ev.tkey !== w.tkey) return;
     if (w.ns && ev.ns !== w.ns) return;
     if (w.fieldSelector) {
@@ -90,8 +90,9 @@ export class WatchHub {
       return;
     }
     if (type === ev.type) {
-      ev.line ??= eventLine(ev.type, ev.json);
-      w.write(ev.line);
+      // one line per event, shared by the watchers of one publication (not kept in the history)
+      const line = shared ? (shared.line ??= eventLine(ev.type, ev.json)) : eventLine(ev.type, ev.json);
+      w.write(line);
     } else {
       w.write(eventLine(type, ev.json));
     }
@@ -100,7 +101,8 @@ export class WatchHub {
   private publish(ev: StoreEvent): void {
     const set = this.byType.get(ev.tkey);
     if (!set) return;
-    for (const w of set) this.deliver(w, ev);
+    const shared: { line?: string } = {};
+    for (const w of set) this.deliver(w, ev, shared);
   }
 
   /** Ends every open watch (clients see a clean end of stream). */

@@ -31,7 +31,7 @@ test('a CRD serves its resources in all its versions, with its scope and status 
     const created = await ext.createCustomResourceDefinition({ body: crd() });
     const established = created.status!.conditions!.find((c) => c.type === 'Established')!;
     assert.equal(established.status, 'True');
-    assert.equal(created.status!.acceptedNames.kind, 'Widget');
+    assert.equal(created.status!.acceptedNames!.kind, 'Widget');
     assert.deepEqual(created.status!.storedVersions, ['v1']);
 
     const res = await raw(sb, 'GET', '/apis/example.com/v1');

@@ -154,7 +154,7 @@ test('unknown patch content types get 415; strategic merge on a custom resource 
 
 test('server-side apply: create, update, managedFields, conflicts between managers, force', async () => {
   await withSandbox(async ({ objects, sb }) => {
-    const desired = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default', labels: { a: '1' } }, data: { x: '1', y: '2' } };
+    const desired: k8s.KubernetesObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default', labels: { a: '1' } }, data: { x: '1', y: '2' } } as k8s.KubernetesObject;
     const created = await objects.patch(desired, undefined, undefined, 'mgr-a', undefined, k8s.PatchStrategy.ServerSideApply);
     assert.deepEqual((created as any).data, { x: '1', y: '2' });
     const mf = created.metadata!.managedFields!;
@@ -186,7 +186,7 @@ test('server-side apply: create, update, managedFields, conflicts between manage
     );
     // force takes ownership
     const forced = await objects.patch(
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { z: '3', y: '2', x: 'other' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { z: '3', y: '2', x: 'other' } } as k8s.KubernetesObject,
       undefined, undefined, 'mgr-b', true, k8s.PatchStrategy.ServerSideApply,
     );
     assert.equal((forced as any).data.x, 'other');
@@ -194,7 +194,7 @@ test('server-side apply: create, update, managedFields, conflicts between manage
     assert.deepEqual(Object.keys((a.fieldsV1 as any)['f:data']), ['f:y']);
     // mgr-a stops applying y: it stays (mgr-b co-owns it); it stops applying the label: the label goes
     const after = await objects.patch(
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' } } as k8s.KubernetesObject,
       undefined, undefined, 'mgr-a', false, k8s.PatchStrategy.ServerSideApply,
     );
     assert.deepEqual((after as any).data, { x: 'other', y: '2', z: '3' });

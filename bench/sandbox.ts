@@ -1,0 +1,235 @@
+// Sandbox benchmark: 10,000 writes of ~3 KB objects, a list of all of them, 20 concurrent watchers.
+// Run: node --import tsx bench/sandbox.ts [--objects N] [--watchers N]
+// The API server runs in a child process so that its resident memory is measured on its own.
+import { fork, type ChildProcess } from 'node:child_process';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const argv = process.argv.slice(2);
+const arg = (name: string, def: number): number => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : def;
+};
+const N = arg('--objects', 10000);
+const WATCHERS = arg('--watchers', 20);
+const CONCURRENCY = arg('--concurrency', 16);
+const NS = 'bench';
+const PLAIN = argv.includes('--http');
+
+interface Mem {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+async function serverMain(): Promise<void> {
+  const { startSandbox } = await import('../src/sandbox/index.js');
+  const gc = (globalThis as any).gc as (() => void) | undefined;
+  const settle = async (): Promise<Mem> => {
+    for (let i = 0; i < 4; i++) {
+      gc?.();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const m = process.memoryUsage();
+    return { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers };
+  };
+  const sb = await startSandbox({ historyLimit: N + 100, tls: !process.argv.includes('--http') });
+  sb.load([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }]);
+  process.send!({ type: 'ready', url: sb.url, token: sb.token, ca: sb.caCert });
+  process.on('message', (m: any) => {
+    if (m.type === 'mem') {
+      if (m.compact) sb.compactHistory();
+      void settle().then((mem) => process.send!({ type: 'mem', mem }));
+    } else if (m.type === 'stop') {
+      void sb.stop().then(() => process.exit(0));
+    }
+  });
+}
+
+function payload(i: number): Record<string, unknown> {
+  const data: Record<string, string> = {};
+  for (let k = 0; k < 10; k++) data[`key-${k}`] = `value ${i} ${k} `.repeat(20).slice(0, 230);
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: `obj-${String(i).padStart(5, '0')}`,
+      labels: { app: 'bench', shard: String(i % 10) },
+      annotations: { 'bench/sent': '' },
+    },
+    data,
+  };
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function parentMain(): Promise<void> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server', ...(PLAIN ? ['--http'] : [])], {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const messages: any[] = [];
+  const waiters: ((m: any) => void)[] = [];
+  child.on('message', (m) => {
+    const w = waiters.shift();
+    if (w) w(m);
+    else messages.push(m);
+  });
+  const next = (): Promise<any> => new Promise((resolve) => (messages.length ? resolve(messages.shift()) : waiters.push(resolve)));
+  const ready = await next();
+  const { url, token, ca } = ready as { url: string; token: string; ca: string };
+  const Agent = (PLAIN ? HttpAgent : HttpsAgent) as typeof HttpsAgent;
+  const request = (PLAIN ? httpRequest : httpsRequest) as typeof httpsRequest;
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: [ca] });
+  const headers = { authorization: `Bearer ${token}` };
+
+  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> =>
+    new Promise((resolve, reject) => {
+      const req = request(new URL(path, url), { method, agent, headers: { ...headers, 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  // ---- warm-up, so that the memory baseline includes the steady-state runtime (JIT, buffers, young
+  // generation) and the figure below is the marginal memory of stored objects
+  {
+    let k = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (k < 2000) {
+          const o = payload(k++) as any;
+          o.metadata.name = `warm-${k}`;
+          o.metadata.annotations['bench/sent'] = '0';
+          await call('POST', `/api/v1/namespaces/${NS}/configmaps`, JSON.stringify(o));
+        }
+      }),
+    );
+    await call('GET', `/api/v1/namespaces/${NS}/configmaps`);
+    await call('DELETE', `/api/v1/namespaces/${NS}/configmaps`);
+  }
+  child.send({ type: 'mem', compact: true });
+  const baseline = ((await next()) as { mem: Mem }).mem;
+
+  // ---- watchers
+  const startRv = JSON.parse((await call('GET', `/api/v1/namespaces/${NS}/configmaps`)).body.toString()).metadata.resourceVersion;
+  const latencies: number[] = [];
+  const watchers = Array.from({ length: WATCHERS }, () => ({ count: 0, lastRv: 0, inOrder: true, done: false }));
+  let allDone!: () => void;
+  const allReceived = new Promise<void>((r) => (allDone = r));
+  let finished = 0;
+  const watchAgent = new Agent({ keepAlive: false, ca: [ca] });
+  const watchReqs = watchers.map(
+    (w) =>
+      new Promise<import('node:http').ClientRequest>((resolve) => {
+        const req = request(new URL(`/api/v1/namespaces/${NS}/configmaps?watch=true&resourceVersion=${startRv}`, url), { agent: watchAgent, headers }, (res) => {
+          resolve(req);
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            buf += chunk;
+            let nl: number;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+              const line = buf.slice(0, nl);
+              buf = buf.slice(nl + 1);
+              const ev = JSON.parse(line);
+              const rv = Number(ev.object.metadata.resourceVersion);
+              if (ev.type !== 'ADDED' || rv <= w.lastRv) w.inOrder = false;
+              w.lastRv = rv;
+              w.count++;
+              latencies.push(performance.now() - Number(ev.object.metadata.annotations['bench/sent']));
+              if (w.count === N && !w.done) {
+                w.done = true;
+                if (++finished === WATCHERS) allDone();
+              }
+            }
+          });
+        });
+        req.on('error', () => undefined);
+        req.end();
+      }),
+  );
+  const openWatches = await Promise.all(watchReqs);
+
+  // ---- writes
+  const objects = Array.from({ length: N }, (_, i) => payload(i));
+  let nextIndex = 0;
+  let failures = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (nextIndex < N) {
+        const o = objects[nextIndex++] as any;
+        o.metadata.annotations['bench/sent'] = String(performance.now());
+        const r = await call('POST', `/api/v1/namespaces/${NS}/configmaps`, JSON.stringify(o));
+        if (r.status !== 201) failures++;
+      }
+    }),
+  );
+  const writeMs = performance.now() - t0;
+  const timeout = setTimeout(() => allDone(), 120000);
+  await allReceived;
+  clearTimeout(timeout);
+  const deliveredAll = watchers.every((w) => w.count === N);
+  const inOrder = watchers.every((w) => w.inOrder);
+  for (const req of openWatches) req.destroy();
+
+  // ---- list vs JSON.stringify
+  let listMs = Infinity;
+  let body: Buffer = Buffer.alloc(0);
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const r = await call('GET', `/api/v1/namespaces/${NS}/configmaps`);
+    listMs = Math.min(listMs, performance.now() - t);
+    body = r.body;
+  }
+  const list = JSON.parse(body.toString('utf8'));
+  const items = list.items as unknown[];
+  let stringifyMs = Infinity;
+  let jsonBytes = 0;
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    const s = JSON.stringify(items);
+    stringifyMs = Math.min(stringifyMs, performance.now() - t);
+    jsonBytes = Buffer.byteLength(s);
+  }
+  const perObjectJson = jsonBytes / items.length;
+
+  // ---- memory of the server process
+  child.send({ type: 'mem' });
+  const mem = ((await next()) as { mem: Mem }).mem;
+  child.send({ type: 'mem', compact: true });
+  const memCompacted = ((await next()) as { mem: Mem }).mem;
+  child.send({ type: 'stop' });
+  agent.destroy();
+  watchAgent.destroy();
+
+  latencies.sort((a, b) => a - b);
+  const rssPer = (mem.rss - baseline.rss) / N;
+  const heapPer = (mem.heapUsed - baseline.heapUsed) / N;
+  const rssPerCompacted = (memCompacted.rss - baseline.rss) / N;
+  const ok = (b: boolean): string => (b ? 'OK' : 'MISSED');
+  const f = (n: number, d = 1): string => n.toFixed(d);
+  console.log(`sandbox bench: ${N} objects (~${f(perObjectJson / 1024, 2)} KB JSON each as stored), ${WATCHERS} watchers, ${CONCURRENCY} concurrent writers, ${PLAIN ? 'HTTP' : 'HTTPS'}`);
+  console.log(`writes:           ${f(N / (writeMs / 1000), 0)} writes/s (${f(writeMs, 0)} ms, ${failures} failed)`);
+  console.log(`list all:         ${f(listMs)} ms; JSON.stringify of the same ${items.length} objects: ${f(stringifyMs)} ms; ratio ${f(listMs / stringifyMs, 2)}x (target <= 3x: ${ok(listMs / stringifyMs <= 3)})`);
+  console.log(`event delivery:   p50 ${f(quantile(latencies, 0.5))} ms, p99 ${f(quantile(latencies, 0.99))} ms over ${latencies.length} deliveries (write sent -> event parsed by the watcher)`);
+  console.log(`watchers:         every event delivered: ${deliveredAll ? 'yes' : 'NO'} (${watchers.map((w) => w.count).join(',')}); in order: ${inOrder ? 'yes' : 'NO'} (target: ${ok(deliveredAll && inOrder)})`);
+  console.log(`memory (server):  RSS +${f((mem.rss - baseline.rss) / 1048576)} MiB = ${f(rssPer, 0)} B/object = ${f(rssPer / perObjectJson, 2)}x JSON size (target <= 3x: ${ok(rssPer / perObjectJson <= 3)}); heap ${f(heapPer, 0)} B/object = ${f(heapPer / perObjectJson, 2)}x`);
+  console.log(`                  deltas: heapTotal ${f((mem.heapTotal - baseline.heapTotal) / 1048576)} MiB, heapUsed ${f((mem.heapUsed - baseline.heapUsed) / 1048576)} MiB, external ${f((mem.external - baseline.external) / 1048576)} MiB`);
+  console.log(`                  with the watch history compacted: RSS ${f(rssPerCompacted / perObjectJson, 2)}x JSON size`);
+}
+
+if (process.argv.includes('--server')) await serverMain();
+else await parentMain();
