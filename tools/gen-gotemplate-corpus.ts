@@ -1,13 +1,22 @@
 // Generates test/gotemplate/corpus.json: the template engine's conformance corpus.
 //
-//   tools/gotemplate-ref/build.sh
-//   node --import tsx tools/gen-gotemplate-corpus.ts [--ref BIN] [--out FILE] [--only PREFIX,...]
+//   tools/gotemplate-ref/build.sh && GO=/usr/lib/go-1.23/bin/go tools/gotemplate-ref/build.sh
+//   node --import tsx tools/gen-gotemplate-corpus.ts [--ref BIN] [--ref-go123 BIN] [--out FILE]
+//        [--only PREFIX,...]
 //
 // The case inputs (templates and data, by topic) live in tools/gotemplate-corpus/. Every expected
 // output is what the Go reference (tools/gotemplate-ref: real Go text/template, Sprig and Helm's
 // functions) printed; nothing is written by hand. The reference runs twice and a case whose result
 // differs between the runs (randomness, time) is left out. So is a case whose output is not valid
 // UTF-8, which a JS string cannot hold.
+//
+// Go versions: the expected results are Go 1.19's (Debian bookworm's golang-go, the version of the
+// public cases). The same inputs also run through a Go 1.23 build of the reference
+// (bookworm-backports golang-1.23-go); a case whose result differs there gets the tag "go119" and a
+// note with Go 1.23's result. Cases marked `go: '1.23'` (features Go 1.19 lacks, like {{else with}})
+// take their expected result from Go 1.23 and carry the tag "go123". Range over an integer (Go 1.24)
+// cases are tagged "go-range-int". An engine that follows Go 1.23+ runs the corpus with
+// --skip-tag go119; one that follows Go 1.19 with --skip-tag go123.
 //
 // Output format (as /work/shared/template-cases/public-cases.json): a JSON array, one case a line,
 // {id, source, template, data, expected} or, for errors,
@@ -55,20 +64,23 @@ interface CaseToRun {
   note?: string;
   tags?: string[];
   keywords?: string[];
+  go?: '1.23';
 }
 
-function parseArgs(argv: string[]): { ref: string; out: string; only: string[] | null } {
+function parseArgs(argv: string[]): { ref: string; ref123: string; out: string; only: string[] | null } {
   let ref = resolve(root, 'tools/gotemplate-ref/bin/gotemplate-ref');
+  let ref123 = resolve(root, 'tools/gotemplate-ref/bin/gotemplate-ref-go1.23');
   let out = resolve(root, 'test/gotemplate/corpus.json');
   let only: string[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--ref') ref = resolve(argv[++i] ?? '');
+    else if (a === '--ref-go123') ref123 = resolve(argv[++i] ?? '');
     else if (a === '--out') out = resolve(argv[++i] ?? '');
     else if (a === '--only') only = (argv[++i] ?? '').split(',');
     else throw new Error(`unknown argument ${a}`);
   }
-  return { ref, out, only };
+  return { ref, ref123, out, only };
 }
 
 function runReference(ref: string, input: unknown[]): Map<string, RefResult> {
@@ -112,8 +124,12 @@ export function errorKeywords(goError: string, helm: string): string[] {
   return keys;
 }
 
+function sameResult(x: RefResult, y: RefResult): boolean {
+  return x.output === y.output && x.error === y.error && x.invalidUtf8 === y.invalidUtf8;
+}
+
 function main(): void {
-  const { ref, out, only } = parseArgs(process.argv.slice(2));
+  const { ref, ref123, out, only } = parseArgs(process.argv.slice(2));
   const selected: Topic[] = only ? topics.filter((t) => only.includes(t.prefix)) : topics;
   const prefixes = new Set<string>();
   const inputs: CaseToRun[] = [];
@@ -132,23 +148,36 @@ function main(): void {
         ...('note' in input && input.note ? { note: input.note } : {}),
         ...('tags' in input && input.tags ? { tags: input.tags } : {}),
         ...('keywords' in input && input.keywords ? { keywords: input.keywords } : {}),
+        ...('go' in input && input.go ? { go: input.go } : {}),
       });
     });
   }
   const refInput = inputs.map(({ id, template, data }) => ({ id, template, data }));
   const first = runReference(ref, refInput);
   const second = runReference(ref, refInput);
+  const newer = runReference(ref123, refInput);
+  const newer2 = runReference(ref123, refInput);
 
   const corpus: CorpusCase[] = [];
   const skipped: string[] = [];
   const perSource = new Map<string, { ok: number; err: number }>();
   for (const c of inputs) {
-    const a = first.get(c.id);
-    const b = second.get(c.id);
-    if (!a || !b) throw new Error(`no result for ${c.id}`);
-    if (JSON.stringify(a) !== JSON.stringify(b)) {
+    const old1 = first.get(c.id);
+    const old2 = second.get(c.id);
+    const new1 = newer.get(c.id);
+    const new2 = newer2.get(c.id);
+    if (!old1 || !old2 || !new1 || !new2) throw new Error(`no result for ${c.id}`);
+    if (JSON.stringify(old1) !== JSON.stringify(old2) || JSON.stringify(new1) !== JSON.stringify(new2)) {
       skipped.push(`${c.id}: not deterministic`);
       continue;
+    }
+    const a = c.go === '1.23' ? new1 : old1;
+    if (c.go !== '1.23' && !sameResult(old1, new1)) {
+      c.tags = [...(c.tags ?? []), 'go119'];
+      const shown = new1.error !== undefined ? `error ${JSON.stringify(new1.error)}` : JSON.stringify(new1.output);
+      c.note = `${c.note ? c.note + '; ' : ''}Go 1.19 result; Go 1.23 gives ${shown}`;
+    } else if (c.go === '1.23' && sameResult(old1, new1)) {
+      throw new Error(`${c.id}: marked go 1.23 but Go 1.19 gives the same result`);
     }
     if (a.invalidUtf8) {
       skipped.push(`${c.id}: output is not valid UTF-8 (${a.outputHex?.slice(0, 40)})`);

@@ -2,7 +2,7 @@
 // and execution errors with their positions.
 
 import { S, V } from './data.js';
-import { go119, keywords, type CaseInput, type Topic } from './types.js';
+import { keywords, type CaseInput, type Topic } from './types.js';
 
 export const logic: Topic = {
   source: 'logic',
@@ -504,9 +504,9 @@ export const parseErrors: Topic = {
     '{{ range }}{{ end }}',
     '{{ else }}{{ end }}',
     '{{ define "x" }}{{ else }}{{ end }}',
-    go119('{{ if 1 }}{{ else with }}{{ end }}', 'else-with'),
+    '{{ if 1 }}{{ else with }}{{ end }}',
     '{{ if 1 }}{{ else range .l }}{{ end }}',
-    go119('{{ range .l }}{{ else with 1 }}{{ end }}', 'else-with'),
+    '{{ range .l }}{{ else with 1 }}{{ end }}',
   ],
 };
 

@@ -3,7 +3,7 @@
 // error positions after multi-byte text and tabs.
 
 import { S, V } from './data.js';
-import { type CaseInput, type Topic } from './types.js';
+import { go123, type CaseInput, type Topic } from './types.js';
 
 export const whitespace: Topic = {
   source: 'whitespace',
@@ -207,5 +207,26 @@ export const positions: Topic = {
     '{{ "a" }}\n{{ "b" }}\n{{ "c" }}\n{{ .Values.missing.x }}\n{{ "d" }}',
     '{{ nope1 }}\n{{ nope2 }}',
     '{{ .Values.name }}\n{{ nope }}',
+  ],
+};
+
+export const newerGo: Topic = {
+  source: 'go123',
+  prefix: 'go123',
+  data: V,
+  cases: [
+    go123('{{ with .Values.missing }}a{{ else with .Values.image }}{{ .tag }}{{ end }}', '{{else with}} is Go 1.23'),
+    go123('{{ with .Values.missing }}a{{ else with .Values.nothing }}b{{ else }}c{{ end }}', '{{else with}} is Go 1.23'),
+    go123('{{ with .Values.missing }}a{{ else with .Values.zero }}b{{ else with .Values.name }}{{ . }}{{ end }}', '{{else with}} is Go 1.23'),
+    go123('{{ with .Values.name }}{{ . }}{{ else with .Values.image }}{{ .tag }}{{ end }}', '{{else with}} is Go 1.23'),
+    go123('{{ with .Values.empty }}a{{ else with $x := .Values.image.tag }}{{ $x }}{{ end }}', '{{else with}} is Go 1.23'),
+    go123('{{ with .Values.empty }}a{{ else with .Values.zero }}b{{ end }}|', '{{else with}} is Go 1.23'),
+    go123('{{ with .Values.empty }}a\n{{- else with .Values.name -}}\n  {{ . }}\n{{- end }}', '{{else with}} is Go 1.23'),
+    go123('{{ if false }}{{ else with .Values.image }}{{ .tag }}{{ end }}', '{{else with}} only continues a with'),
+    go123('{{ range .Values.list }}{{ else with 1 }}{{ end }}', '{{else with}} only continues a with'),
+    go123('{{ with .Values.missing }}{{ else with }}{{ end }}', '{{else with}} is Go 1.23'),
+    go123('{{ with .Values.missing }}{{ else with .Values.missing.x }}{{ end }}', '{{else with}} is Go 1.23'),
+    go123('{{ call .Values.name }}', 'Go 1.23 names the node in the call error'),
+    go123('{{ .Values.name ) }}', 'Go 1.23 reports an unexpected right paren'),
   ],
 };

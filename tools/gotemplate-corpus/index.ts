@@ -2,7 +2,7 @@
 
 import { builtins, comparisons, execErrors, fmtVerbs, logic, parseErrors, valueModel } from './builtins.js';
 import { conditionals, defines, fields, pipelines, ranges, textActions, variables, withs } from './lang.js';
-import { noValue, positions, printfMore, whitespace, yamlKeys } from './extra.js';
+import { newerGo, noValue, positions, printfMore, whitespace, yamlKeys } from './extra.js';
 import { extraToYaml, helmFuncs, json, manifests, toml, yamlIn, yamlOut } from './helm.js';
 import {
   conversion,
@@ -74,4 +74,5 @@ export const topics: Topic[] = [
   yamlKeys,
   printfMore,
   positions,
+  newerGo,
 ];

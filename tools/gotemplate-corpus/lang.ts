@@ -2,7 +2,7 @@
 // if/range/with, define/template/block, field and key chains.
 
 import { S, V } from './data.js';
-import { go119, r, type Topic } from './types.js';
+import { rangeInt, r, type Topic } from './types.js';
 
 export const textActions: Topic = {
   source: 'text-and-actions',
@@ -261,7 +261,7 @@ export const conditionals: Topic = {
     '{{ if true }}{{ else }}{{ end }}',
     '{{ if true }}a{{ else -}}  b{{ end }}',
     '{{ if false }}a{{- else }}  b  {{- end }}',
-    go119('{{ if false }}{{ else with .Values.image }}{{ .tag }}{{ end }}', 'else-with'),
+    '{{ if false }}{{ else with .Values.image }}{{ .tag }}{{ end }}',
     '{{ if $.Values.enabled }}ok{{ end }}',
     '{{ if .Values.mixed }}{{ index .Values.mixed 3 }}|{{ end }}',
     '{{ if index .Values.mixed 3 }}t{{ else }}f{{ end }}',
@@ -284,8 +284,8 @@ export const ranges: Topic = {
     '{{ range .Values.nothing }}x{{ else }}none{{ end }}',
     '{{ range .Values.image.repository }}{{ . }}{{ end }}',
     '{{ range .Values.replicaCount }}{{ . }}{{ end }}',
-    go119('{{ range 3 }}{{ . }}{{ end }}', 'range-int'),
-    go119('{{ range $i := 3 }}{{ $i }}{{ end }}', 'range-int'),
+    rangeInt('{{ range 3 }}{{ . }}{{ end }}'),
+    rangeInt('{{ range $i := 3 }}{{ $i }}{{ end }}'),
     '{{ range .Values.enabled }}{{ . }}{{ end }}',
     '{{ range "abc" }}{{ . }}{{ end }}',
     '{{ range .Values.hosts }}{{ .name }}:{{ .port }} {{ end }}',
@@ -320,7 +320,7 @@ export const ranges: Topic = {
     '{{ range .Values.list }}{{ else }}{{ else }}{{ end }}',
     '{{ range .Values.list }}a{{ else if true }}b{{ end }}',
     '{{ range $i, $v := .Values.labels }}{{ $i }}{{ end }}',
-    go119('{{ range $a, $b := 5 }}{{ end }}', 'range-int'),
+    rangeInt('{{ range $a, $b := 5 }}{{ end }}'),
     '{{ range .Values.list }}{{ range . }}{{ . }}{{ end }}{{ end }}',
     '{{ range .Values.mixed }}{{ kindOf . }} {{ end }}',
     '{{ range (list (list 1 2) (list 3)) }}{{ len . }}{{ end }}',
@@ -332,7 +332,7 @@ export const ranges: Topic = {
     '{{ range .Values.list }}{{ if true }}{{ continue }}{{ end }}x{{ end }}y',
     '{{ range $i, $v := .Values.list }}{{ if gt $i 0 }}{{ break }}{{ end }}{{ $v }}{{ end }}',
     '{{ range .Values.emptyList }}x{{ else }}{{ break }}{{ end }}',
-    go119('{{ range 0 }}x{{ else }}zero{{ end }}', 'range-int'),
+    rangeInt('{{ range 0 }}x{{ else }}zero{{ end }}'),
     '{{ range dict }}x{{ else }}nomap{{ end }}',
     '{{ range list }}x{{ else }}nolist{{ end }}',
     '{{ range $i, $c := "ab" }}{{ $i }}{{ $c }}{{ end }}',
@@ -350,8 +350,8 @@ export const withs: Topic = {
     '{{ with .Values.empty }}x{{ else }}empty:[{{ . }}]{{ end }}',
     '{{ with .Values.zero }}x{{ else }}zero:{{ . }}{{ end }}',
     '{{ with .Values.emptyList }}x{{ else }}{{ . }}{{ end }}',
-    go119('{{ with .Values.missing }}a{{ else with .Values.image }}{{ .tag }}{{ end }}', 'else-with'),
-    go119('{{ with .Values.missing }}a{{ else with .Values.nothing }}b{{ else }}c{{ end }}', 'else-with'),
+    '{{ with .Values.missing }}a{{ else with .Values.image }}{{ .tag }}{{ end }}',
+    '{{ with .Values.missing }}a{{ else with .Values.nothing }}b{{ else }}c{{ end }}',
     '{{ with .Values.nested }}{{ with .a }}{{ with .b }}{{ .c }}{{ end }}{{ end }}{{ end }}',
     '{{ with .Values.image }}{{ $.Values.name }}:{{ .tag }}{{ end }}',
     '{{ with $x := .Values.image }}{{ $x.tag }}{{ end }}',
@@ -370,7 +370,7 @@ export const withs: Topic = {
     '{{ with .Values.nothing }}n{{ else }}nil{{ end }}',
     '{{ with .Values.image.tag }}{{ . | quote }}{{ end }}',
     '{{ with (dict "a" 1) }}{{ .a }}{{ end }}',
-    go119('{{ with .Values.missing }}a{{ else with .Values.zero }}b{{ else with .Values.name }}{{ . }}{{ end }}', 'else-with'),
+    '{{ with .Values.missing }}a{{ else with .Values.zero }}b{{ else with .Values.name }}{{ . }}{{ end }}',
     '{{ with .Values.image }}{{ break }}{{ end }}',
     '{{ with $ }}{{ .Release.Name }}{{ end }}',
   ],

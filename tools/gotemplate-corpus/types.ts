@@ -11,6 +11,8 @@ export type CaseInput =
       tags?: string[];
       /** Error key words to use instead of the derived ones (each must be in both messages). */
       keywords?: string[];
+      /** Take the expected result from the Go 1.23 reference (tagged "go123"): for features Go 1.19 lacks. */
+      go?: '1.23';
     };
 
 /** A group of cases on one topic. Ids are `${prefix}-NNN` in order: append new cases at the end. */
@@ -25,12 +27,17 @@ export interface Topic {
 /** String.raw, short: keeps backslashes as written, for Go string literals inside templates. */
 export const r = String.raw;
 
-const GO119_RANGE_INT = 'Go 1.19 cannot range over an integer (Go 1.22 can): this is Go 1.19 behaviour';
-const GO119_ELSE_WITH = 'Go 1.19 has no {{else with}} (Go 1.23 has): this is Go 1.19 behaviour';
+const RANGE_INT_NOTE =
+  'range over an integer is an error up to Go 1.23 (this result); Go 1.24 iterates 0..n-1 (no Go 1.24 reference here)';
 
-/** A case whose result differs in Go 1.22+ (range over int) or 1.23+ (else with): tagged "go119". */
-export function go119(t: string, what: 'range-int' | 'else-with'): CaseInput {
-  return { t, tags: ['go119'], note: what === 'range-int' ? GO119_RANGE_INT : GO119_ELSE_WITH };
+/** A case on range over an integer: tagged "go-range-int" (Go 1.24 behaves differently). */
+export function rangeInt(t: string): CaseInput {
+  return { t, tags: ['go-range-int'], note: RANGE_INT_NOTE };
+}
+
+/** A case whose expected result comes from the Go 1.23 reference (tag "go123"). */
+export function go123(t: string, note: string): CaseInput {
+  return { t, go: '1.23', tags: ['go123'], note };
 }
 
 /** An error case checked on the given key words only. */

@@ -14,7 +14,15 @@ for p in github.com/Masterminds/sprig sigs.k8s.io/yaml github.com/BurntSushi/tom
     exit 1
   fi
 done
-command -v go >/dev/null || { echo "build.sh: no go toolchain (apt-get install golang-go)" >&2; exit 1; }
+# GO selects the toolchain: the default `go` (Debian bookworm: 1.19, which made the corpus) builds
+# bin/gotemplate-ref; another one, e.g. GO=/usr/lib/go-1.23/bin/go (bookworm-backports package
+# golang-1.23-go), builds bin/gotemplate-ref-go1.23 to compare Go versions (see README.md).
+GO=${GO:-go}
+command -v "$GO" >/dev/null || { echo "build.sh: no go toolchain $GO (apt-get install golang-go)" >&2; exit 1; }
+out=bin/gotemplate-ref
+if [ "$GO" != go ]; then
+  out="bin/gotemplate-ref-$("$GO" env GOVERSION | sed 's/^\(go[0-9]*\.[0-9]*\).*/\1/')"
+fi
 
 # GOPATH mode (no modules, no network). Sprig imports "github.com/Masterminds/semver/v3" and users
 # import "github.com/Masterminds/sprig/v3": Debian ships both without the /v3 suffix, so a private
@@ -25,6 +33,6 @@ ln -sfn "$src/github.com/Masterminds/sprig" "$gp/src/github.com/Masterminds/spri
 ln -sfn "$src/github.com/Masterminds/semver" "$gp/src/github.com/Masterminds/semver/v3"
 
 cd "$here"
-GOPATH="$gp:/usr/share/gocode" GO111MODULE=off GOFLAGS= GOCACHE="${GOCACHE:-$gp/cache}" \
-  go build -o bin/gotemplate-ref .
-echo "built $here/bin/gotemplate-ref ($(go version | cut -d' ' -f3))"
+GOPATH="$gp:/usr/share/gocode" GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local GOCACHE="${GOCACHE:-$gp/cache}" \
+  "$GO" build -o "$out" .
+echo "built $here/$out ($("$GO" version | cut -d' ' -f3))"
