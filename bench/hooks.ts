@@ -1,0 +1,114 @@
+/**
+ * bench/hooks: 1,000 runs of a small bash hook that reads $VALUES_PATH (200 KB of values) and writes a
+ * one-op patch, through the hook engine, against spawning the same script 1,000 times directly with
+ * the same files prepared once. Target (issue 5): engine ≤ 1.25× the direct spawns. The same work as
+ * an in-process hook: target at least 50× faster than the shell path.
+ * Run: node --import tsx bench/hooks.ts [runs]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, chmodSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { loadHooks } from '../src/hooks/hook.js';
+import { lifecycleContext } from '../src/hooks/binding-context.js';
+import type { JsonObject } from '../src/util/json.js';
+
+const RUNS = Number(process.argv[2] ?? 1000);
+
+const SCRIPT = `#!/usr/bin/env bash
+if [[ "\${1:-}" == "--config" ]]; then echo '{"configVersion":"v1","beforeHelm":1}'; exit 0; fi
+n=$(jq '.bench.items | length' "$VALUES_PATH")
+echo "[{\\"op\\":\\"add\\",\\"path\\":\\"/bench/count\\",\\"value\\":$n}]" > "$VALUES_JSON_PATCH_PATH"
+`;
+
+const IN_PROCESS = `export const config = { configVersion: 'v1', beforeHelm: 1 };
+export function run(ctx) {
+  ctx.patchValues([{ op: 'add', path: '/bench/count', value: ctx.values.bench.items.length }]);
+}
+`;
+
+function values200k(): JsonObject {
+  const items = [];
+  for (let i = 0; items.length < 2000; i++) items.push({ name: `item-${i}`, image: `registry.example.com/team/app-${i}:v1.${i}`, replicas: i % 5, labels: { app: `a${i}`, tier: 'web' } });
+  return { global: { clusterName: 'bench', enabledModules: ['bench'] }, bench: { items } };
+}
+
+function spawnOnce(file: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(file, [], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    c.stdout.resume();
+    c.stderr.resume();
+    c.on('error', reject);
+    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+  });
+}
+
+const root = mkdtempSync(join(tmpdir(), 'bench-hooks-'));
+try {
+  const hookFile = join(root, 'sh/hooks/count.sh');
+  const jsFile = join(root, 'js/hooks/count.hook.mjs');
+  for (const [f, body] of [[hookFile, SCRIPT], [jsFile, IN_PROCESS]] as const) {
+    const dir = f.slice(0, f.lastIndexOf('/'));
+    await import('node:fs').then((fs) => fs.mkdirSync(dir, { recursive: true }));
+    writeFileSync(f, body);
+  }
+  chmodSync(hookFile, 0o755);
+  const values = values200k();
+  const valuesJson = JSON.stringify(values);
+  console.log(`bench/hooks: ${RUNS} runs, values ${(valuesJson.length / 1024).toFixed(0)} KB`);
+
+  // direct: the same files prepared once
+  const pre = join(root, 'pre');
+  await import('node:fs').then((fs) => fs.mkdirSync(pre));
+  const env: Record<string, string> = {
+    BINDING_CONTEXT_PATH: join(pre, 'bc.json'),
+    VALUES_PATH: join(pre, 'values.json'),
+    CONFIG_VALUES_PATH: join(pre, 'config.json'),
+    VALUES_JSON_PATCH_PATH: join(pre, 'vp.json'),
+    CONFIG_VALUES_JSON_PATCH_PATH: join(pre, 'cp.json'),
+    METRICS_PATH: join(pre, 'm.json'),
+    KUBERNETES_PATCH_PATH: join(pre, 'k.json'),
+  };
+  writeFileSync(env.BINDING_CONTEXT_PATH!, '[{"binding":"beforeHelm","snapshots":{}}]');
+  writeFileSync(env.VALUES_PATH!, valuesJson);
+  for (const k of ['CONFIG_VALUES_PATH', 'VALUES_JSON_PATCH_PATH', 'CONFIG_VALUES_JSON_PATCH_PATH', 'METRICS_PATH', 'KUBERNETES_PATCH_PATH']) writeFileSync(env[k]!, '');
+
+  const [shell] = await loadHooks(join(root, 'sh/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
+  const [inproc] = await loadHooks(join(root, 'js/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
+  const req = { contexts: [lifecycleContext(shell!.config, 'beforeHelm')], values, configValues: { global: {}, bench: {} } };
+  const rt = { tmpDir: join(root, 'tmp'), timeoutMs: 60_000 };
+
+  // warm-up, and a check that both paths do the work
+  await spawnOnce(hookFile, env);
+  const direct1 = readFileSync(env.VALUES_JSON_PATCH_PATH!, 'utf8');
+  const viaEngine = await shell!.run(req, rt);
+  const viaInProcess = await inproc!.run(req, rt);
+  if (!direct1.includes('"value":2000') || JSON.stringify(viaEngine.valuesPatch) !== JSON.stringify(viaInProcess.valuesPatch)) throw new Error('the hook did not do its work');
+
+  // interleave in blocks so that machine noise hits both sides alike
+  let directMs = 0;
+  let engineMs = 0;
+  const block = 50;
+  for (let done = 0; done < RUNS; done += block) {
+    const n = Math.min(block, RUNS - done);
+    let t = performance.now();
+    for (let i = 0; i < n; i++) await spawnOnce(hookFile, env);
+    directMs += performance.now() - t;
+    t = performance.now();
+    for (let i = 0; i < n; i++) await shell!.run(req, rt);
+    engineMs += performance.now() - t;
+  }
+  let inprocMs = 0;
+  const t = performance.now();
+  for (let i = 0; i < RUNS; i++) await inproc!.run(req, rt);
+  inprocMs = performance.now() - t;
+
+  console.log(`  direct spawns:   ${(directMs / RUNS).toFixed(2)} ms per run`);
+  console.log(`  through engine:  ${(engineMs / RUNS).toFixed(2)} ms per run`);
+  console.log(`  ratio engine/direct: ${(engineMs / directMs).toFixed(3)}x (target <= 1.25x)`);
+  console.log(`  in-process hook: ${((inprocMs / RUNS) * 1000).toFixed(1)} µs per run`);
+  console.log(`  in-process speed-up over the shell path: ${(engineMs / inprocMs).toFixed(0)}x (target >= 50x)`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
