@@ -12,6 +12,7 @@ import { parsePatchText, type PatchOp } from '../values/patch.js';
 import { RunDir, describeExit, runProcess } from './process.js';
 import { parseMetrics, type MetricOperation } from './outputs/metrics.js';
 import { parseKubernetesOperations, type KubeOperation } from './outputs/kubernetes.js';
+import type { HookLineLogger } from '../log/logger.js';
 
 export interface HookOutputs {
   valuesPatch: PatchOp[];
@@ -20,10 +21,7 @@ export interface HookOutputs {
   kubernetes: KubeOperation[];
 }
 
-export type OutputStream = 'stdout' | 'stderr';
-
-/** Receives the hook's output lines; `fields` holds the parsed object of a JSON line when proxying. */
-export type HookLineLogger = (stream: OutputStream, line: string, fields?: Record<string, unknown>) => void;
+export type { HookLineLogger };
 
 export interface ShellHookRun {
   /** The executable. */
