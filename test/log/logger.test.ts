@@ -37,5 +37,5 @@ test('text and color types print one readable line per record', () => {
   assert.equal(c.lines[0], '\x1b[31mERROR\x1b[0m bad\n');
   const t = capture('text', false);
   t.logger.info('x');
-  assert.match(t.lines[0]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO  x\n$/);
+  assert.match(t.lines[0]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}x\n$/);
 });
