@@ -16,6 +16,7 @@ const N = arg('--objects', 10000);
 const WATCHERS = arg('--watchers', 20);
 const CONCURRENCY = arg('--concurrency', 16);
 const NS = 'bench';
+const WARMUP = arg('--warmup', 2000);
 const PLAIN = argv.includes('--http');
 
 interface Mem {
@@ -108,7 +109,7 @@ async function parentMain(): Promise<void> {
     let k = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (k < 2000) {
+        while (k < WARMUP) {
           const o = payload(k++) as any;
           o.metadata.name = `warm-${k}`;
           o.metadata.annotations['bench/sent'] = '0';

@@ -1,6 +1,6 @@
 /**
  * Just enough Kubernetes protobuf decoding for kubectl's imperative generators (`kubectl create
- * namespace|configmap|secret|serviceaccount`), which send `application/vnd.kubernetes.protobuf` bodies
+ * namespace|configmap|secret|serviceaccount|role|clusterrole|deployment|service`), which send `application/vnd.kubernetes.protobuf` bodies
  * and do not fall back to JSON: the `k8s\0` magic, a runtime.Unknown envelope, and the typed message.
  */
 import { unsupportedMediaType, badRequest } from './errors.js';
@@ -90,6 +90,133 @@ function policyRule(buf: Buffer): Record<string, unknown> {
   return r;
 }
 
+function stringMap(target: Record<string, any>, key: string, f: Field): void {
+  const [k, v] = mapEntry(f, false);
+  (target[key] ??= {})[k] = v;
+}
+
+function labelSelector(buf: Buffer): Record<string, unknown> {
+  const s: Record<string, any> = {};
+  for (const f of fields(buf)) if (f.no === 1) stringMap(s, 'matchLabels', f);
+  return s;
+}
+
+function container(buf: Buffer): Record<string, unknown> {
+  const c: Record<string, any> = {};
+  for (const f of fields(buf)) {
+    switch (f.no) {
+      case 1: c.name = str(f); break;
+      case 2: c.image = str(f); break;
+      case 3: (c.command ??= []).push(str(f)); break;
+      case 4: (c.args ??= []).push(str(f)); break;
+      case 5: c.workingDir = str(f); break;
+      case 6: {
+        const p: Record<string, any> = {};
+        for (const x of fields(bytes(f))) {
+          if (x.no === 1) p.name = str(x);
+          else if (x.no === 2) p.hostPort = num(x);
+          else if (x.no === 3) p.containerPort = num(x);
+          else if (x.no === 4) p.protocol = str(x);
+        }
+        (c.ports ??= []).push(p);
+        break;
+      }
+      case 7: {
+        const e: Record<string, any> = {};
+        for (const x of fields(bytes(f))) {
+          if (x.no === 1) e.name = str(x);
+          else if (x.no === 2) e.value = str(x);
+        }
+        (c.env ??= []).push(e);
+        break;
+      }
+      case 8: c.resources = {}; break;
+      case 13: c.terminationMessagePath = str(f); break;
+      case 14: c.imagePullPolicy = str(f); break;
+      case 20: c.terminationMessagePolicy = str(f); break;
+      default: break;
+    }
+  }
+  return c;
+}
+
+function podSpec(buf: Buffer): Record<string, unknown> {
+  const s: Record<string, any> = {};
+  for (const f of fields(buf)) {
+    if (f.no === 2) (s.containers ??= []).push(container(bytes(f)));
+    else if (f.no === 20) (s.initContainers ??= []).push(container(bytes(f)));
+    else if (f.no === 3) s.restartPolicy = str(f);
+    else if (f.no === 8) s.serviceAccountName = str(f);
+  }
+  s.containers ??= [];
+  return s;
+}
+
+function podTemplate(buf: Buffer): Record<string, unknown> {
+  const t: Record<string, any> = {};
+  for (const f of fields(buf)) {
+    if (f.no === 1) t.metadata = objectMeta(bytes(f));
+    else if (f.no === 2) t.spec = podSpec(bytes(f));
+  }
+  return t;
+}
+
+function deploymentSpec(buf: Buffer): Record<string, unknown> {
+  const s: Record<string, any> = {};
+  for (const f of fields(buf)) {
+    switch (f.no) {
+      case 1: s.replicas = num(f); break;
+      case 2: s.selector = labelSelector(bytes(f)); break;
+      case 3: s.template = podTemplate(bytes(f)); break;
+      case 4: {
+        const st: Record<string, any> = {};
+        for (const x of fields(bytes(f))) if (x.no === 1) st.type = str(x);
+        s.strategy = st;
+        break;
+      }
+      case 5: s.minReadySeconds = num(f); break;
+      default: break;
+    }
+  }
+  return s;
+}
+
+function serviceSpec(buf: Buffer): Record<string, unknown> {
+  const s: Record<string, any> = {};
+  for (const f of fields(buf)) {
+    switch (f.no) {
+      case 1: {
+        const p: Record<string, any> = {};
+        for (const x of fields(bytes(f))) {
+          if (x.no === 1) p.name = str(x);
+          else if (x.no === 2) p.protocol = str(x);
+          else if (x.no === 3) p.port = num(x);
+          else if (x.no === 5) p.nodePort = num(x);
+          else if (x.no === 4) {
+            let type = 0;
+            let intVal = 0;
+            let strVal = '';
+            for (const y of fields(bytes(x))) {
+              if (y.no === 1) type = num(y);
+              else if (y.no === 2) intVal = num(y);
+              else if (y.no === 3) strVal = str(y);
+            }
+            p.targetPort = type === 1 ? strVal : intVal;
+          }
+        }
+        (s.ports ??= []).push(p);
+        break;
+      }
+      case 2: stringMap(s, 'selector', f); break;
+      case 3: s.clusterIP = str(f); break;
+      case 4: s.type = str(f); break;
+      case 10: s.externalName = str(f); break;
+      default: break;
+    }
+  }
+  return s;
+}
+
 function typed(apiVersion: string, kind: string, raw: Buffer): Record<string, unknown> {
   const o: Record<string, any> = { apiVersion, kind };
   for (const f of fields(raw)) {
@@ -115,6 +242,12 @@ function typed(apiVersion: string, kind: string, raw: Buffer): Record<string, un
       case 'ServiceAccount':
         if (f.no === 4) o.automountServiceAccountToken = num(f) !== 0;
         break;
+      case 'Deployment':
+        if (f.no === 2) o.spec = deploymentSpec(bytes(f));
+        break;
+      case 'Service':
+        if (f.no === 2) o.spec = serviceSpec(bytes(f));
+        break;
       case 'Role':
       case 'ClusterRole':
         if (f.no === 2) (o.rules ??= []).push(policyRule(bytes(f)));
@@ -124,7 +257,27 @@ function typed(apiVersion: string, kind: string, raw: Buffer): Record<string, un
     }
   }
   o.metadata ??= {};
-  return o;
+  return prune(o) as Record<string, unknown>;
+}
+
+/** Go writes zero values of non-pointer fields; JSON would have omitted them. */
+const KEEP_ZERO = new Set(['replicas', 'data', 'binaryData', 'stringData']);
+
+function prune(v: unknown, key = ''): unknown {
+  if (Array.isArray(v)) return v.map((x) => prune(x));
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (KEEP_ZERO.has(k) || key === 'data' || key === 'stringData' || key === 'labels' || key === 'annotations' || key === 'matchLabels' || key === 'selector') {
+        out[k] = prune(x, k);
+        continue;
+      }
+      if (x === '' || x === 0) continue;
+      out[k] = prune(x, k);
+    }
+    return out;
+  }
+  return v;
 }
 
 /** Decodes a protobuf-encoded object of one of the supported kinds into its JSON form. */

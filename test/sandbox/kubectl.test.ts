@@ -98,6 +98,13 @@ test('kubectl: create, apply, get -o yaml, label, annotate, patch (all types), r
     assert.match(await run(['create', 'configmap', 'cfg', '-n', 'team', '--from-literal=a=b']), /configmap\/cfg created/);
     assert.match(await run(['create', 'secret', 'generic', 'sec', '-n', 'team', '--from-literal=p=q']), /secret\/sec created/);
     assert.match(await run(['create', 'serviceaccount', 'bot', '-n', 'team']), /serviceaccount\/bot created/);
+    assert.match(await run(['create', 'deployment', 'gen', '-n', 'team', '--image=nginx', '--port=80', '--replicas=2']), /deployment.apps\/gen created/);
+    const gen = parse(await run(['get', 'deploy', 'gen', '-n', 'team', '-o', 'yaml']));
+    assert.deepEqual(gen.spec.template.spec.containers, [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }], resources: {} }]);
+    assert.equal(gen.spec.replicas, 2);
+    assert.match(await run(['create', 'service', 'clusterip', 'svc', '-n', 'team', '--tcp=80:8080']), /service\/svc created/);
+    assert.equal((await run(['get', 'svc', 'svc', '-n', 'team', '-o', 'jsonpath={.spec.ports[0].targetPort}'])).trim(), '8080');
+    assert.match(await run(['create', 'role', 'reader', '-n', 'team', '--verb=get', '--resource=pods']), /created/);
     assert.match(await run(['get', 'ns']), /team\s+Active/);
     // create -f (JSON on the wire)
     const cmFile = file('cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-file\ndata:\n  x: "1"\n');
