@@ -1,0 +1,202 @@
+/**
+ * The state of all modules between lifecycle steps: the module set and its values store, the global
+ * hooks, each module's hooks (loaded when the module is first enabled, HOOKS.md "Module hook"), the
+ * enabled flags from every source, and the enabled list. Runs a hook with the values view it must
+ * see (VALUES.md) and applies its values outputs. Knows nothing of queues: the operator drives it.
+ */
+import { join } from 'node:path';
+import type { JsonObject } from '../util/json.js';
+import { jsonEqual } from '../util/json.js';
+import type { ConfigData, EnabledFlag } from '../config/configmap.js';
+import { loadHooks, type Hook, type HookRunRequest, type HookRuntimeOptions } from '../hooks/hook.js';
+import { applyValuesOutputs } from '../hooks/apply-values.js';
+import type { HookOutputs } from '../hooks/executor.js';
+import type { BindingContext, SnapshotSource } from '../hooks/binding-context.js';
+import { loadModuleSet, type Module, type ModuleSet } from './module-set.js';
+import { resolveEnabled, type DynamicFlag, type EnabledDecision } from './enabled.js';
+import { enabledScriptRunner } from './enabled-script.js';
+import { splitPathList } from './discovery.js';
+
+export interface ModuleManagerOptions {
+  modulesDir: string;
+  globalHooksDir: string;
+  unnumberedOrder?: number;
+  tmpDir: string;
+  hookTimeoutMs: number;
+  keepTmpFiles?: boolean;
+  warn?: (message: string) => void;
+  /** Builds the runtime (logger labels...) for one hook run. */
+  runtimeFor?: (hook: Hook, contexts: readonly BindingContext[]) => Partial<HookRuntimeOptions>;
+}
+
+export interface HookRunOutcome {
+  outputs: HookOutputs;
+  /** The scope's effective values changed (a config or values patch). */
+  valuesChanged: boolean;
+  /** The new config section to persist (ConfigMap key `global` or the module's key). */
+  savedConfig?: { key: string; values: JsonObject };
+  /** A global hook changed a module's Enabled flag. */
+  enabledFlagsChanged: boolean;
+}
+
+/** What a new config means for the lifecycle (LIFECYCLE-STEPS step 16). */
+export interface ConfigChange {
+  globalChanged: boolean;
+  enabledFlagsChanged: boolean;
+  /** Modules (by name) whose config section changed. */
+  modulesChanged: string[];
+}
+
+export interface DiscoveryResult {
+  decisions: EnabledDecision[];
+  enabled: string[];
+  /** Enabled now, not before (their onStartup hooks run). */
+  toEnable: string[];
+  /** Enabled before, not now (ModuleDelete). */
+  toDisable: string[];
+}
+
+export class ModuleManager {
+  readonly set: ModuleSet;
+  readonly globalHooks: Hook[];
+  private readonly opts: ModuleManagerOptions;
+  private readonly moduleHooksByName = new Map<string, Hook[]>();
+  private configFlags = new Map<string, EnabledFlag>();
+  private readonly dynamicFlags = new Map<string, DynamicFlag>();
+  private enabledList: string[] = [];
+
+  private constructor(set: ModuleSet, globalHooks: Hook[], opts: ModuleManagerOptions) {
+    this.set = set;
+    this.globalHooks = globalHooks;
+    this.opts = opts;
+  }
+
+  /** Loads modules and global hooks; a bad global hook is an error (the operator exits with 1). */
+  static async load(opts: ModuleManagerOptions): Promise<ModuleManager> {
+    const set = loadModuleSet({ modulesDirs: splitPathList(opts.modulesDir), globalHooksDir: opts.globalHooksDir, unnumberedOrder: opts.unnumberedOrder, warn: opts.warn });
+    const globalHooks = await loadHooks(join(opts.globalHooksDir, 'hooks'), { kind: 'global', timeoutMs: opts.hookTimeoutMs });
+    return new ModuleManager(set, globalHooks, opts);
+  }
+
+  get store() {
+    return this.set.store;
+  }
+
+  get enabledModules(): readonly string[] {
+    return this.enabledList;
+  }
+
+  module(name: string): Module {
+    const m = this.set.byName.get(name);
+    if (!m) throw new Error(`unknown module "${name}"`);
+    return m;
+  }
+
+  /** The module's hooks, loaded (and configured) the first time; errors fail the module's discovery. */
+  async moduleHooks(name: string): Promise<Hook[]> {
+    let hooks = this.moduleHooksByName.get(name);
+    if (!hooks) {
+      const m = this.module(name);
+      hooks = m.def.hooksDir ? await loadHooks(m.def.hooksDir, { kind: 'module', module: name, timeoutMs: this.opts.hookTimeoutMs }) : [];
+      this.moduleHooksByName.set(name, hooks);
+    }
+    return hooks;
+  }
+
+  /**
+   * Applies a new config (all or nothing) and says what changed. Module sections are compared with
+   * what the store had; Enabled flags with the previous flags.
+   */
+  applyConfig(config: ConfigData): ConfigChange {
+    const store = this.store;
+    const oldGlobal = store.global.configValues;
+    const oldModules = new Map(this.set.modules.map((m) => [m.def.name, m.values.configValues]));
+    const { unknownModules } = store.applyConfig({ global: config.global, modules: config.modules });
+    for (const key of unknownModules) this.opts.warn?.(`config has values for "${key}", which names no module; ignored`);
+    const newFlags = new Map([...config.modules].filter(([, m]) => m.enabled).map(([k, m]) => [k, m.enabled!]));
+    const flagsChanged =
+      newFlags.size !== this.configFlags.size || [...newFlags].some(([k, f]) => this.configFlags.get(k)?.value !== f.value);
+    this.configFlags = newFlags;
+    return {
+      globalChanged: !jsonEqual(oldGlobal, store.global.configValues),
+      enabledFlagsChanged: flagsChanged,
+      modulesChanged: this.set.modules.filter((m) => !jsonEqual(oldModules.get(m.def.name), m.values.configValues)).map((m) => m.def.name),
+    };
+  }
+
+  /** Recomputes the enabled state (LIFECYCLE.md "Modules discovery") and the diff with the last one. */
+  async discover(): Promise<DiscoveryResult> {
+    const decisions = await resolveEnabled(
+      this.set,
+      { configFlags: this.configFlags, dynamicFlags: this.dynamicFlags },
+      enabledScriptRunner({ store: this.store, tmpDir: this.opts.tmpDir, timeoutMs: this.opts.hookTimeoutMs, keepTmpFiles: this.opts.keepTmpFiles }),
+    );
+    const enabled = decisions.filter((d) => d.enabled).map((d) => d.name);
+    for (const name of enabled) await this.moduleHooks(name);
+    const before = new Set(this.enabledList);
+    const now = new Set(enabled);
+    const result: DiscoveryResult = {
+      decisions,
+      enabled,
+      toEnable: enabled.filter((n) => !before.has(n)),
+      // deletion runs in reverse module order
+      toDisable: [...this.enabledList].reverse().filter((n) => !now.has(n)),
+    };
+    this.enabledList = enabled;
+    return result;
+  }
+
+  private runtime(hook: Hook, contexts: readonly BindingContext[]): HookRuntimeOptions {
+    return { tmpDir: this.opts.tmpDir, timeoutMs: this.opts.hookTimeoutMs, keepTmpFiles: this.opts.keepTmpFiles, ...this.opts.runtimeFor?.(hook, contexts) };
+  }
+
+  /** Runs a global hook with `{"global": ...}` views and applies its values outputs. */
+  async runGlobalHook(hook: Hook, contexts: readonly BindingContext[], snapshots?: SnapshotSource): Promise<HookRunOutcome> {
+    const store = this.store;
+    const req: HookRunRequest = { contexts, snapshots, values: store.globalHookValues(), configValues: store.globalHookConfigValues() };
+    const outputs = await hook.run(req, this.runtime(hook, contexts));
+    const applied = applyValuesOutputs(store.global, outputs, hook.name, 'global');
+    let enabledFlagsChanged = false;
+    for (const [key, value] of applied.enabledFlags) {
+      const had = this.dynamicFlags.get(key);
+      if (value === null) {
+        if (had) this.dynamicFlags.delete(key);
+        enabledFlagsChanged ||= had !== undefined;
+      } else {
+        this.dynamicFlags.set(key, { value, hook: hook.name });
+        enabledFlagsChanged ||= had?.value !== value;
+      }
+    }
+    return {
+      outputs,
+      valuesChanged: applied.valuesChanged,
+      savedConfig: applied.savedConfig ? { key: 'global', values: applied.savedConfig } : undefined,
+      enabledFlagsChanged,
+    };
+  }
+
+  /** Runs a module hook with the module's views (global values carry `enabledModules`). */
+  async runModuleHook(moduleName: string, hook: Hook, contexts: readonly BindingContext[], snapshots?: SnapshotSource): Promise<HookRunOutcome> {
+    const m = this.module(moduleName);
+    const key = m.def.valuesKey;
+    const req: HookRunRequest = {
+      contexts,
+      snapshots,
+      values: this.store.moduleHookValues(key, this.enabledList),
+      configValues: this.store.moduleHookConfigValues(key),
+    };
+    const outputs = await hook.run(req, this.runtime(hook, contexts));
+    const applied = applyValuesOutputs(m.values, outputs, `${moduleName}/${hook.name}`, 'module');
+    return {
+      outputs,
+      valuesChanged: applied.valuesChanged,
+      savedConfig: applied.savedConfig ? { key, values: applied.savedConfig } : undefined,
+      enabledFlagsChanged: false,
+    };
+  }
+
+  /** Forgets a disabled module's volatile state; its config values stay (DESIGN §4.9). */
+  resetModule(name: string): void {
+    this.module(name).values.resetPatches();
+  }
+}
