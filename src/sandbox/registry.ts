@@ -124,6 +124,10 @@ export class Registry {
     return undefined;
   }
 
+  byKey(key: string): ResourceType | undefined {
+    return this.types.get(key);
+  }
+
   get(group: string, plural: string): ResourceType | undefined {
     return this.types.get(typeKey(group, plural));
   }

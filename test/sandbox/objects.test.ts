@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
-import { cm, failure, withSandbox } from './helpers.js';
+import { cm, eventually, failure, withSandbox } from './helpers.js';
 
 const deployment = (name: string, replicas = 1): k8s.V1Deployment => ({
   apiVersion: 'apps/v1',
@@ -272,5 +272,26 @@ test('dry run does not store anything', async () => {
     assert.equal(r.metadata!.name, 'dry');
     assert.equal((await failure(core.readNamespacedConfigMap({ name: 'dry', namespace: 'default' }))).code, 404);
     assert.equal((await core.listNamespacedConfigMap({ namespace: 'default' })).metadata!.resourceVersion, rv);
+  });
+});
+
+test('garbage collection: dependents go when their owner goes, unless orphaned', async () => {
+  await withSandbox(async ({ core }) => {
+    const owner = await core.createNamespacedConfigMap({ namespace: 'default', body: cm('owner') });
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! };
+    await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'dep', ownerReferences: [ref] } } });
+    await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'free' } } });
+    await core.deleteNamespacedConfigMap({ name: 'owner', namespace: 'default' });
+    await eventually(async () => (await core.listNamespacedSecret({ namespace: 'default' })).items.every((s) => s.metadata!.name !== 'dep'), 'the dependent to be collected');
+    await core.readNamespacedConfigMap({ name: 'free', namespace: 'default' });
+
+    const owner2 = await core.createNamespacedConfigMap({ namespace: 'default', body: cm('owner2') });
+    await core.createNamespacedSecret({
+      namespace: 'default',
+      body: { metadata: { name: 'kept', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner2', uid: owner2.metadata!.uid! }] } },
+    });
+    await core.deleteNamespacedConfigMap({ name: 'owner2', namespace: 'default', propagationPolicy: 'Orphan' });
+    await new Promise((r) => setImmediate(r));
+    await core.readNamespacedSecret({ name: 'kept', namespace: 'default' });
   });
 });

@@ -109,8 +109,10 @@ test('kill -9 in the middle of writes loses nothing that was acknowledged', asyn
         }
       }
     };
-    const writers = [0, 1, 2, 3].map((w) => writer(w));
-    while (acked.length < 60) await new Promise((r) => setTimeout(r, 10));
+    let running = 4;
+    const writers = [0, 1, 2, 3].map((w) => writer(w).finally(() => running--));
+    const deadline = Date.now() + 60000;
+    while (acked.length < 60 && running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);
