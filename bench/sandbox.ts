@@ -45,6 +45,15 @@ async function serverMain(): Promise<void> {
     if (m.type === 'mem') {
       if (m.compact) sb.compactHistory();
       void settle().then((mem) => process.send!({ type: 'mem', mem }));
+    } else if (m.type === 'load') {
+      // storage without network traffic: N more objects through the library API
+      void settle().then(async (before) => {
+        for (let i = 0; i < N; i += 500) {
+          sb.load(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ ...payload(i + k), metadata: { ...(payload(i + k).metadata as object), name: `direct-${i + k}`, namespace: NS } })));
+        }
+        const after = await settle();
+        process.send!({ type: 'load', before, after });
+      });
     } else if (m.type === 'stop') {
       void sb.stop().then(() => process.exit(0));
     }
@@ -212,6 +221,8 @@ async function parentMain(): Promise<void> {
   const mem = ((await next()) as { mem: Mem }).mem;
   child.send({ type: 'mem', compact: true });
   const memCompacted = ((await next()) as { mem: Mem }).mem;
+  child.send({ type: 'load' });
+  const direct = (await next()) as { before: Mem; after: Mem };
   child.send({ type: 'stop' });
   agent.destroy();
   watchAgent.destroy();
@@ -229,6 +240,8 @@ async function parentMain(): Promise<void> {
   console.log(`watchers:         every event delivered: ${deliveredAll ? 'yes' : 'NO'} (${watchers.map((w) => w.count).join(',')}); in order: ${inOrder ? 'yes' : 'NO'} (target: ${ok(deliveredAll && inOrder)})`);
   console.log(`memory (server):  RSS +${f((mem.rss - baseline.rss) / 1048576)} MiB = ${f(rssPer, 0)} B/object = ${f(rssPer / perObjectJson, 2)}x JSON size (target <= 3x: ${ok(rssPer / perObjectJson <= 3)}); heap ${f(heapPer, 0)} B/object = ${f(heapPer / perObjectJson, 2)}x`);
   console.log(`                  deltas: heapTotal ${f((mem.heapTotal - baseline.heapTotal) / 1048576)} MiB, heapUsed ${f((mem.heapUsed - baseline.heapUsed) / 1048576)} MiB, external ${f((mem.external - baseline.external) / 1048576)} MiB`);
+  const directPer = (direct.after.rss - direct.before.rss) / N;
+  console.log(`                  storage alone (${N} more objects loaded in-process, no network): RSS ${f(directPer, 0)} B/object = ${f(directPer / perObjectJson, 2)}x JSON size`);
   console.log(`                  with the watch history compacted: RSS ${f(rssPerCompacted / perObjectJson, 2)}x JSON size`);
 }
 
