@@ -84,3 +84,15 @@ metadata: {name: seeded-ns}
     assert.equal(sb.getObject('v1', 'ConfigMap', 'seeded-ns', 'seeded')!.data.a, 'c');
   });
 });
+
+test('a continue token older than the compacted history gets HTTP 410 Gone (Expired)', async () => {
+  await withSandbox(async ({ core, sb }) => {
+    for (let i = 0; i < 4; i++) await core.createNamespacedConfigMap({ namespace: 'default', body: cm(`g${i}`) });
+    const page = await core.listNamespacedConfigMap({ namespace: 'default', limit: 2 });
+    await core.createNamespacedConfigMap({ namespace: 'default', body: cm('newer') });
+    sb.compactHistory();
+    const f = await failure(core.listNamespacedConfigMap({ namespace: 'default', limit: 2, _continue: page.metadata!._continue }));
+    assert.equal(f.code, 410);
+    assert.equal(f.status.reason, 'Expired');
+  });
+});

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { Watch } from '@kubernetes/client-node';
+import { Watch, makeInformer } from '@kubernetes/client-node';
 import { cm, collectWatch, eventually, withSandbox } from './helpers.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 
@@ -192,5 +192,38 @@ test('legacy /watch/ paths work too', async () => {
     await eventually(() => buf.includes('\n'), 'the initial event');
     close();
     assert.equal(JSON.parse(buf.split('\n')[0]).object.metadata.name, 'old-style');
+  });
+});
+
+test('client-node informer: list+watch, survives dropped watches (re-watch) and expired history (relist)', async () => {
+  await withSandbox(async ({ core, kc, sb }) => {
+    const informer = makeInformer(kc, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
+    const seen: string[] = [];
+    informer.on('add', (o) => seen.push(`add ${o.metadata!.name}`));
+    informer.on('update', (o) => seen.push(`update ${o.metadata!.name}`));
+    informer.on('delete', (o) => seen.push(`delete ${o.metadata!.name}`));
+    informer.on('error', () => undefined);
+    await core.createNamespacedConfigMap({ namespace: 'default', body: cm('pre') });
+    await informer.start();
+    try {
+      await eventually(() => seen.includes('add pre'), 'the initial list');
+      await eventually(() => sb.watchCount() === 1, 'the informer watch');
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('live') });
+      await eventually(() => seen.includes('add live'), 'a live event');
+      // the server ends the watch: the informer watches again from its last resourceVersion
+      sb.dropWatches();
+      await core.patchNamespacedConfigMap({ name: 'live', namespace: 'default', body: [{ op: 'add', path: '/data', value: { a: 'b' } }] });
+      await eventually(() => seen.includes('update live'), 'the update after a dropped watch');
+      // history compacted and the watch dropped: the re-watch gets 410 and the informer lists again
+      await eventually(() => sb.watchCount() === 1, 'the informer to watch again');
+      sb.compactHistory();
+      await core.deleteNamespacedConfigMap({ name: 'pre', namespace: 'default' });
+      sb.compactHistory();
+      sb.dropWatches();
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('after-relist') });
+      await eventually(() => seen.includes('add after-relist') && seen.includes('delete pre'), `the relist (${seen.join(', ')})`);
+    } finally {
+      await informer.stop();
+    }
   });
 });
