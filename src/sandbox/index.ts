@@ -6,7 +6,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { Registry } from './registry.js';
@@ -102,7 +102,12 @@ const tlsCache = new Map<string, TlsMaterial>();
 function cachedTls(host: string): TlsMaterial {
   let t = tlsCache.get(host);
   if (!t) {
-    t = generateTls([host]);
+    // a wildcard listener is reached by any local address or the host name: cover them all
+    const names =
+      host === '0.0.0.0' || host === '::'
+        ? [hostname(), ...Object.values(networkInterfaces()).flatMap((l) => (l ?? []).map((a) => a.address))]
+        : [host];
+    t = generateTls(names);
     tlsCache.set(host, t);
   }
   return t;
