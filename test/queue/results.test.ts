@@ -121,7 +121,7 @@ test('Fail with the default backoff asks for 5 s, then 6–7 s, then 7–8 s', a
 
 test('a failing task blocks its queue during the backoff sleep; new tasks wait behind it', async () => {
   const s = manualSleep();
-  const q = new TaskQueue<Meta>('main', { sleep: s.sleep, backoff: () => 5000 });
+  const q = new TaskQueue<Meta>('main', { sleep: s.sleep, backoff: () => 5000, now: () => 0 });
   const { handler, runs } = scriptedHandler({ A: [{ status: 'Fail', error: 'exit status 1' }] });
   q.setHandler(handler);
   q.addLast(task('A'));
