@@ -163,9 +163,10 @@ export class ScopeValues {
       throw new ValuesValidationError(this.invalidMessage('values', lines), problems);
     }
     const oldChecksum = this.checksum();
+    if (checksumJson({ [this.key]: section }) === oldChecksum) return false; // nothing changed: nothing to keep
     this.patches = compactStored(candidate);
     this.cached = { effective: section };
-    return this.checksum() !== oldChecksum;
+    return true;
   }
 
   /**
@@ -189,8 +190,11 @@ export class ScopeValues {
     ops.forEach((op, i) => {
       const paths = op.op === 'move' || op.op === 'copy' ? [op.from, op.path] : [op.path];
       for (const p of paths) {
-        if (!isPathPrefix(prefix, p) || p === prefix && op.op === 'remove') {
+        if (!isPathPrefix(prefix, p)) {
           throw new UserError(`${what} patch of hook ${hook}: operation ${i} (${op.op} ${p}) is outside "${this.key}": a hook of ${this.label} may only change ${prefix}/...`);
+        }
+        if (p === prefix && (op.op === 'remove' || op.op === 'move')) {
+          throw new UserError(`${what} patch of hook ${hook}: operation ${i} (${op.op} ${p}) would remove the whole "${this.key}" section`);
         }
       }
     });

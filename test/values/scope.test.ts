@@ -170,6 +170,10 @@ test('a hook may only patch its own scope', () => {
   const s = new ScopeValues('someModule', 'module some-module');
   assert.throws(() => s.applyValuesPatch([{ op: 'add', path: '/global/x', value: 1 }], 'hooks/h'), /operation 0 \(add \/global\/x\) is outside "someModule"/);
   assert.throws(() => s.applyValuesPatch([{ op: 'add', path: '/someModuleX/x', value: 1 }], 'hooks/h'), /outside/);
+  assert.throws(() => s.applyValuesPatch([{ op: 'remove', path: '/someModule' }], 'hooks/h'), /would remove the whole "someModule" section/);
+  assert.equal(s.applyValuesPatch([{ op: 'add', path: '/someModule/a', value: 1 }], 'hooks/h'), true);
+  assert.equal(s.applyValuesPatch([{ op: 'add', path: '/someModule/a', value: 1 }], 'hooks/h'), false, 'the same value again changes nothing');
+  assert.equal(s.storedPatches.length, 1);
 });
 
 test('config patches change the config section atomically and are validated', () => {
