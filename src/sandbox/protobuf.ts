@@ -248,6 +248,9 @@ function typed(apiVersion: string, kind: string, raw: Buffer): Record<string, un
       case 'Service':
         if (f.no === 2) o.spec = serviceSpec(bytes(f));
         break;
+      case 'SelfSubjectAccessReview':
+      case 'SubjectAccessReview':
+        break; // answered without looking at the request
       case 'Role':
       case 'ClusterRole':
         if (f.no === 2) (o.rules ??= []).push(policyRule(bytes(f)));

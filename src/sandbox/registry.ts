@@ -26,6 +26,8 @@ export interface ResourceType {
   builtin: boolean;
   /** Printer columns for custom resources, per version. */
   printerColumns?: Record<string, PrinterColumn[]>;
+  /** Verbs when not the standard set (create-only review resources). */
+  verbs?: string[];
   /** x-kubernetes-list-map-keys found in a CRD's schema, by dotted field path (for server-side apply). */
   listMapKeys?: Record<string, string[]>;
 }
@@ -106,6 +108,19 @@ export class Registry {
         builtin: true,
       });
     }
+    this.addReviews();
+  }
+
+  private addReviews(): void {
+    for (const [group, plural, kind] of [
+      ['authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'],
+      ['authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview'],
+    ]) {
+      this.add({
+        group, versions: ['v1'], plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`,
+        namespaced: false, shortNames: [], categories: [], subresources: [], builtin: true, verbs: ['create'],
+      });
+    }
   }
 
   add(t: ResourceType): void {
@@ -180,7 +195,7 @@ export class Registry {
         singularName: t.singular,
         namespaced: t.namespaced,
         kind: t.kind,
-        verbs: STANDARD_VERBS,
+        verbs: t.verbs ?? STANDARD_VERBS,
       };
       if (t.shortNames.length) r.shortNames = t.shortNames;
       if (t.categories.length) r.categories = t.categories;

@@ -270,6 +270,7 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   };
   const isWatch = watchPath || query.watch === 'true' || query.watch === '1';
 
+  if (t.verbs && method !== 'POST') throw methodNotAllowed();
   switch (method) {
     case 'GET': {
       if (isWatch) {
@@ -288,6 +289,13 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
     }
     case 'POST': {
       if (name) throw methodNotAllowed();
+      if (t.verbs && !t.verbs.includes('create')) throw methodNotAllowed();
+      if (t.group === 'authorization.k8s.io') {
+        // everything is allowed: there is one user, with the token
+        const review = decodeBody(body, req.headers['content-type']) as any;
+        const out = { ...review, apiVersion: joinApiVersion(t.group, version), kind: t.kind, metadata: { ...(review?.metadata ?? {}) }, status: { allowed: true, reason: 'the sandbox allows everything' } };
+        return send(res, 201, JSON.stringify(out));
+      }
       if (t.namespaced && !ns) throw methodNotAllowed(`the server does not allow this method on the requested resource: create ${t.plural} needs a namespace in the path`);
       const obj = decodeBody(body, req.headers['content-type']);
       const r = d.resources.create(t, version, ns, obj, ctx);

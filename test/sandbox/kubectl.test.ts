@@ -106,6 +106,7 @@ test('kubectl: create, apply, get -o yaml, label, annotate, patch (all types), r
     assert.equal((await run(['get', 'svc', 'svc', '-n', 'team', '-o', 'jsonpath={.spec.ports[0].targetPort}'])).trim(), '8080');
     assert.match(await run(['create', 'role', 'reader', '-n', 'team', '--verb=get', '--resource=pods']), /created/);
     assert.match(await run(['get', 'ns']), /team\s+Active/);
+    assert.equal((await run(['auth', 'can-i', 'create', 'deployments'])).trim(), 'yes');
     // create -f (JSON on the wire)
     const cmFile = file('cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-file\ndata:\n  x: "1"\n');
     assert.match(await run(['create', '-f', cmFile]), /configmap\/from-file created/);
@@ -137,6 +138,9 @@ test('kubectl: create, apply, get -o yaml, label, annotate, patch (all types), r
     assert.equal(patched.spec.replicas, 4);
     assert.equal(patched.metadata.labels.tier, 'front');
     assert.equal(patched.metadata.annotations.note, 'hello');
+    assert.match(await run(['describe', 'deploy', 'web']), /Replicas:\s+4 desired/);
+    assert.match(await run(['diff', '-f', deploy]).catch((e: Error) => e.message), /^\+  replicas: 3$/m);
+    assert.match(await run(['apply', '--dry-run=server', '-f', deploy]), /server dry run/);
     assert.match(await run(['scale', 'deploy', 'web', '--replicas=1']), /scaled/);
     assert.equal((await run(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}'])).trim(), '1');
     // replace
