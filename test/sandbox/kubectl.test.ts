@@ -139,7 +139,7 @@ test('kubectl: create, apply, get -o yaml, label, annotate, patch (all types), r
     assert.equal(patched.metadata.labels.tier, 'front');
     assert.equal(patched.metadata.annotations.note, 'hello');
     assert.match(await run(['describe', 'deploy', 'web']), /Replicas:\s+4 desired/);
-    assert.match(await run(['diff', '-f', deploy]).catch((e: Error) => e.message), /^\+  replicas: 3$/m);
+    assert.match(await run(['diff', '-f', deploy]).catch((e: Error) => e.message), /^\+ {2}replicas: 3$/m);
     assert.match(await run(['apply', '--dry-run=server', '-f', deploy]), /server dry run/);
     assert.match(await run(['scale', 'deploy', 'web', '--replicas=1']), /scaled/);
     assert.equal((await run(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}'])).trim(), '1');
