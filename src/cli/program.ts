@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { registerRender } from './render.js';
+import { registerSandboxCommand } from './sandbox.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     });
 
   registerRender(program);
+  registerSandboxCommand(program);
 
   return program;
 }
