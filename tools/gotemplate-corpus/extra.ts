@@ -98,6 +98,14 @@ function yamlKeyCases(): CaseInput[] {
     { t: '{{ toYaml . }}', data: { q: 'He said "hi" and \'bye\'', c: 'colon: inside', h: 'x # not a comment' } },
     { t: '{{ toYaml . }}', data: { f: [0.5, 1.0, 2.5e-10, 1.7976931348623157e308, 5e-324, 100, 1e15, 1e16] } },
     { t: '{{ toYaml . }}', data: { i: [9007199254740991, -9007199254740991, 4294967296] } },
+    // gopkg.in/yaml.v2 refuses some control characters: toYaml then swallows the error and prints nothing.
+    { t: '[{{ toYaml . }}]', data: { s: 'del\u007f' } },
+    { t: '[{{ toYaml . }}]', data: { ok: 'fine', s: 'nel\u0085' } },
+    { t: '[{{ toYaml . }}]', data: { s: 'bell\u0007', t: 'esc\u001b', u: 'nul\u0000' } },
+    { t: '[{{ toYaml . }}]', data: { s: 'bom\ufeff', t: 'pua\ue000' } },
+    { t: '{{ mustToYaml . }}', data: { s: 'del\u007f' } },
+    { t: '{{ toYaml .s | len }}|{{ toJson .s }}', data: { s: 'del\u007f' } },
+    { t: '[{{ toYaml . }}]', data: { u: 'nonchar\ufffe' } },
   );
   return out;
 }

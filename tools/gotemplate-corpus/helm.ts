@@ -93,7 +93,7 @@ const yamlStrings = [
   '!tag', '&anchor', '*alias', '%percent', '@at', '`tick', '|', '|-', '>', "'single'", '"double"', "a'b", 'a"b',
   ' leading', 'trailing ', '  ', 'multi\nline', 'multi\nline\n', 'trailing\n\n', 'lead\n', '\nlead', '\ttab', 'tab\tin',
   'é', 'emoji 😀', '\u0007bell', 'nbsp\u00a0here', '{a}', '[a]', 'a,b', 'a, b', '2024-01-01', '2024-01-01T10:00:00Z',
-  '12:30', '1:20:30', '190:20:30', '=', '<<', '0.1.2', '10.0.0.1', '1,000', 'a\r\nb', 'del\u007f', 'back\\slash',
+  '12:30', '1:20:30', '190:20:30', '=', '<<', '0.1.2', '10.0.0.1', '1,000', 'a\r\nb', 'tab\tend', 'back\\slash',
   'null ', ' null', 'x: ', 'a - b', '- ', 'http://example.com/a?b=c#d', 'C:\\path', '$var', '${var}', '{{ tpl }}',
   'a'.repeat(100), 'word '.repeat(30).trim(), 'word '.repeat(30), 'line one\nline two is a bit longer ' + 'x'.repeat(90),
   'ÿ', 'ß', '\u2028sep', '\u00ad', 'Off', 'OFF', 'On', 'Yes', 'No', 'YES', 'NO', 'yes please', '0', '-0', '00', '0.0', '1e-7',
