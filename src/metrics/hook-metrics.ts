@@ -1,0 +1,136 @@
+/**
+ * Metrics written by hooks ($METRICS_PATH), served on `/metrics/hooks`. Semantics of shell-operator
+ * §5.1: for every group in a batch, the series stored for that group are dropped first, then the
+ * batch applies; `expire` only drops. A `hook` label with the hook's name is added to every series.
+ * Series of one metric may have different label sets, which is why this is not prom-client.
+ */
+import { UserError } from '../util/errors.js';
+
+/** The metric operations as the hook engine validated them (structurally the same type). */
+export type HookMetricOperation =
+  | { action: 'set' | 'add'; name: string; value: number; labels: Record<string, string>; group: string }
+  | { action: 'observe'; name: string; value: number; buckets: number[]; labels: Record<string, string>; group: string }
+  | { action: 'expire'; group: string };
+
+type MetricType = 'gauge' | 'counter' | 'histogram';
+
+interface Series {
+  labels: Record<string, string>;
+  value: number;
+  /** histogram only: upper bounds (sorted, +Inf implied) and cumulative-by-render counts */
+  buckets?: number[];
+  counts?: number[];
+  count?: number;
+}
+
+interface Metric {
+  type: MetricType;
+  series: Map<string, Series>;
+}
+
+const TYPE_OF: Record<'set' | 'add' | 'observe', MetricType> = { set: 'gauge', add: 'counter', observe: 'histogram' };
+
+function labelKey(labels: Record<string, string>): string {
+  return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+}
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+function formatLabels(labels: Record<string, string>, extra?: [string, string]): string {
+  const pairs = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}="${escapeLabel(labels[k]!)}"`);
+  if (extra) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
+  return pairs.length ? `{${pairs.join(',')}}` : '';
+}
+
+function formatNumber(v: number): string {
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return Number.isNaN(v) ? 'NaN' : String(v);
+}
+
+export class HookMetricsStorage {
+  private readonly metrics = new Map<string, Metric>();
+  /** group → series it owns, as (metric name, series key) */
+  private readonly groups = new Map<string, Set<string>>();
+
+  /**
+   * Applies one run's operations for `hook`. All are checked before any is applied: a metric used
+   * with two types is an error and nothing changes.
+   */
+  apply(hook: string, ops: readonly HookMetricOperation[]): void {
+    for (const op of ops) {
+      if (op.action === 'expire') continue;
+      const known = this.metrics.get(op.name)?.type;
+      const batchType = ops.find((o): o is Exclude<HookMetricOperation, { action: 'expire' }> => o.action !== 'expire' && o.name === op.name)!.action;
+      if ((known && known !== TYPE_OF[op.action]) || TYPE_OF[batchType] !== TYPE_OF[op.action]) {
+        throw new UserError(`hook ${hook}: metric "${op.name}" is used as a ${known ?? TYPE_OF[batchType]} and as a ${TYPE_OF[op.action]}`);
+      }
+    }
+    for (const group of new Set(ops.map((o) => o.group))) this.expire(group);
+    for (const op of ops) {
+      if (op.action === 'expire') continue;
+      const labels = { ...op.labels, hook };
+      const key = labelKey(labels);
+      let metric = this.metrics.get(op.name);
+      if (!metric) this.metrics.set(op.name, (metric = { type: TYPE_OF[op.action], series: new Map() }));
+      let s = metric.series.get(key);
+      if (!s) {
+        s = { labels, value: 0 };
+        if (op.action === 'observe') {
+          s.buckets = [...op.buckets].sort((a, b) => a - b);
+          s.counts = s.buckets.map(() => 0);
+          s.count = 0;
+        }
+        metric.series.set(key, s);
+      }
+      if (op.action === 'set') s.value = op.value;
+      else if (op.action === 'add') s.value += op.value;
+      else {
+        s.value += op.value;
+        s.count! += 1;
+        s.buckets!.forEach((b, i) => {
+          if (op.value <= b) s.counts![i]! += 1;
+        });
+      }
+      let owned = this.groups.get(op.group);
+      if (!owned) this.groups.set(op.group, (owned = new Set()));
+      owned.add(JSON.stringify([op.name, key]));
+    }
+  }
+
+  expire(group: string): void {
+    const owned = this.groups.get(group);
+    if (!owned) return;
+    for (const ref of owned) {
+      const [name, key] = JSON.parse(ref) as [string, string];
+      const metric = this.metrics.get(name);
+      metric?.series.delete(key);
+      if (metric && metric.series.size === 0) this.metrics.delete(name);
+    }
+    this.groups.delete(group);
+  }
+
+  /** Prometheus text exposition format, metrics sorted by name. */
+  render(): string {
+    const out: string[] = [];
+    for (const name of [...this.metrics.keys()].sort()) {
+      const m = this.metrics.get(name)!;
+      out.push(`# HELP ${name} ${name}`, `# TYPE ${name} ${m.type}`);
+      for (const s of [...m.series.values()].sort((a, b) => formatLabels(a.labels).localeCompare(formatLabels(b.labels)))) {
+        if (m.type !== 'histogram') {
+          out.push(`${name}${formatLabels(s.labels)} ${formatNumber(s.value)}`);
+          continue;
+        }
+        s.buckets!.forEach((b, i) => out.push(`${name}_bucket${formatLabels(s.labels, ['le', formatNumber(b)])} ${s.counts![i]}`));
+        out.push(`${name}_bucket${formatLabels(s.labels, ['le', '+Inf'])} ${s.count}`);
+        out.push(`${name}_sum${formatLabels(s.labels)} ${formatNumber(s.value)}`);
+        out.push(`${name}_count${formatLabels(s.labels)} ${s.count}`);
+      }
+    }
+    return out.length ? out.join('\n') + '\n' : '';
+  }
+}
