@@ -175,3 +175,31 @@ test('a merge function that throws leaves the tasks as they were', () => {
   assert.ok(errors.length >= 1);
   assert.equal(q.compactionCounts().size, 0);
 });
+
+test('run-time combining with takeFollowing: consecutive tasks of the same (module, hook) only', async () => {
+  const q = new TaskQueue<Meta>('main', { sleep: recordingSleep().sleep });
+  const runs: [string, string[]][] = [];
+  q.setHandler(async (t) => {
+    const same = q.takeFollowing(t, (n) => n.type === t.type && n.compactionId === t.compactionId);
+    t.metadata.contexts.push(...same.flatMap((n) => n.metadata.contexts));
+    runs.push([t.metadata.name, [...t.metadata.contexts]]);
+    return { status: 'Success' };
+  });
+  q.addLast(
+    ev('a1'),
+    ev('a2'),
+    ev('a3'),
+    ev('b1', 'mod-b', 'hooks/pods'),
+    ev('a4'),
+    task('a5', { type: 'GlobalHookRun', module: 'mod-a', hook: 'hooks/pods' }),
+  );
+  q.start();
+  await q.whenIdle();
+  assert.deepEqual(runs, [
+    ['a1', ['a1', 'a2', 'a3']],
+    ['b1', ['b1']],
+    ['a4', ['a4']],
+    ['a5', ['a5']],
+  ]);
+  await q.stop();
+});
