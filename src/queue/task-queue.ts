@@ -390,7 +390,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
         await this.waitForTask();
         continue;
       }
-      if (this.reachedCap.size > 0) this.compact(this.reachedCap);
+      if (this.reachedCap.size > 0 && this.compact(this.reachedCap)) this.changed();
       const task = this.items[0]!;
       ({ delay, text: delayText } = await this.process(task));
     }
@@ -440,7 +440,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
     let error: string | undefined;
     switch (result.status) {
       case 'Fail':
-        delay = this.backoff(task.failureCount);
+        delay = this.retryDelay(task.failureCount);
         task.failureCount++;
         if (result.error !== undefined || thrown) {
           error = errorMessage(result.error);
@@ -475,6 +475,17 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
       }
     }
     return { delay, text };
+  }
+
+  private retryDelay(failureCount: number): number {
+    try {
+      const d = this.backoff(failureCount);
+      if (Number.isFinite(d) && d >= 0) return d;
+      this.onListenerError(new Error(`backoff returned ${d}`));
+    } catch (err) {
+      this.onListenerError(err);
+    }
+    return defaultBackoff(failureCount);
   }
 
   private applyResult(task: Task<M>, result: TaskResult<M>): void {
@@ -627,7 +638,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
   }
 
   /** Merges all non-running tasks of each id into the first non-running task of that id. */
-  private compact(ids: ReadonlySet<string>): void {
+  private compact(ids: ReadonlySet<string>): boolean {
     const wanted = new Set(ids);
     this.reachedCap.clear();
     const groups = new Map<string, { into: Task<M>; from: Task<M>[] }>();
@@ -646,10 +657,11 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
       this.mergeTargets.set(cid, g.into);
       this.countCompaction(cid, g.into, g.from.length);
     }
-    if (drop.size === 0) return;
+    if (drop.size === 0) return false;
     this.items = this.items.filter((t) => !drop.has(t));
     for (const t of drop) this.untrack(t);
     for (const [cid, n] of this.idCounts) if (n >= this.threshold) this.reachedCap.add(cid);
+    return true;
   }
 }
 

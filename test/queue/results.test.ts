@@ -319,3 +319,26 @@ test('a throwing event listener does not break the queue', async () => {
   assert.equal(errors.length, 2);
   await q.stop();
 });
+
+test('a broken backoff function falls back to the default delay', async () => {
+  const { sleep, delays } = recordingSleep();
+  const errors: unknown[] = [];
+  const q = new TaskQueue<Meta>('main', {
+    sleep,
+    onError: (e) => errors.push(e),
+    backoff: (n) => {
+      if (n === 0) throw new Error('bad backoff');
+      return Number.NaN;
+    },
+  });
+  const { handler, runs } = scriptedHandler({ A: [{ status: 'Fail' }, { status: 'Fail' }] });
+  q.setHandler(handler);
+  q.addLast(task('A'));
+  q.start();
+  await q.whenIdle();
+  assert.deepEqual(runs, ['A', 'A', 'A']);
+  assert.equal(delays[0], 5000);
+  assert.ok(delays[1]! >= 6000 && delays[1]! < 7000);
+  assert.equal(errors.length, 2);
+  await q.stop();
+});
