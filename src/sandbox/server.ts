@@ -353,7 +353,7 @@ function selectorOpts(query: Record<string, string>): { labelSelector?: ReturnTy
   return { labelSelector: parseLabelSelector(query.labelSelector), fieldSelector: parseFieldSelector(query.fieldSelector) };
 }
 
-function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version: string, ns: string, query: Record<string, string>, accept: string | undefined): void {
+async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version: string, ns: string, query: Record<string, string>, accept: string | undefined): Promise<void> {
   const limit = query.limit ? Number(query.limit) : 0;
   if (query.limit && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${query.limit}`);
   if (query.resourceVersionMatch === 'Exact' && query.resourceVersion && Number(query.resourceVersion) < d.store.floor) {
@@ -375,21 +375,30 @@ function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version: stri
     for (let i = 0; i < n; i++) parts[i] = d.resources.render(t, version, r.entries[i].json);
     return send(res, 200, `${head}${parts.join(',')}]}`);
   }
-  // Large lists go out in batches (chunked): no single giant string, no extra pass to measure it.
+  // Large lists go out in batches (chunked), waiting for the socket to drain: no single giant string,
+  // and memory stays bounded while a slow client reads.
   res.writeHead(200, { 'Content-Type': JSON_CT, 'Cache-Control': 'no-cache, private' });
-  res.cork();
   res.write(head);
   for (let start = 0; start < n; start += LIST_BATCH) {
     const end = Math.min(n, start + LIST_BATCH);
     const parts: string[] = new Array(end - start);
     for (let i = start; i < end; i++) parts[i - start] = d.resources.render(t, version, r.entries[i].json);
-    res.write(start === 0 ? parts.join(',') : ',' + parts.join(','));
+    const ok = res.write(start === 0 ? parts.join(',') : ',' + parts.join(','));
+    if (!ok && !res.destroyed) await new Promise<void>((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+    if (res.destroyed) return;
   }
   res.end(']}');
-  res.uncork();
 }
 
-const LIST_BATCH = 512;
+const LIST_BATCH = 256;
 
 function watch(
   d: ServerDeps,
