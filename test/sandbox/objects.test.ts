@@ -295,3 +295,16 @@ test('garbage collection: dependents go when their owner goes, unless orphaned',
     await core.readNamespacedSecret({ name: 'kept', namespace: 'default' });
   });
 });
+
+test('large lists (streamed in batches) arrive whole and in order', async () => {
+  await withSandbox(async ({ sb, core }) => {
+    const objs = Array.from({ length: 700 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${String(i).padStart(4, '0')}`, namespace: 'default' }, data: { i: String(i) } }));
+    sb.load(objs);
+    const list = await core.listNamespacedConfigMap({ namespace: 'default' });
+    const names = list.items.map((i) => i.metadata!.name!).filter((n) => n.startsWith('big-'));
+    assert.equal(names.length, 700);
+    assert.deepEqual(names, [...names].sort());
+    assert.equal(list.kind, 'ConfigMapList');
+    assert.equal(list.metadata!.resourceVersion, sb.resourceVersion());
+  });
+});
