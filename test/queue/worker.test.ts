@@ -189,3 +189,14 @@ test('queue set re-emits the events of every queue', async () => {
   await set.stop();
   assert.deepEqual(events, ['changed q1 1', 'started q1 a', 'changed q1 0', 'finished q1 a Success', 'stopped main', 'stopped q1']);
 });
+
+test('queue set: addFirst keeps the given order per queue; compaction counts per queue', () => {
+  const set = new QueueSet<Meta>({ compaction: { types: ['ModuleHookRun'], threshold: 2, merge: () => undefined } });
+  set.addLast(task('m0'));
+  set.addFirst(task('m1'), task('n1', { queue: 'n' }), task('m2'), task('n2', { queue: 'n' }));
+  assert.deepEqual(names(set.main), ['m1', 'm2', 'm0']);
+  assert.deepEqual(names(set.get('n')!), ['n1', 'n2']);
+  set.getOrCreate('n').addLast(task('h1', { queue: 'n', module: 'x', hook: 'h' }), task('h2', { queue: 'n', module: 'x', hook: 'h' }));
+  assert.deepEqual(names(set.get('n')!), ['n1', 'n2', 'h1']);
+  assert.deepEqual(set.compactionCounts(), new Map([['main', new Map()], ['n', new Map([['x\0h', 1]])]]));
+});
