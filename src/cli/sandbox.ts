@@ -1,10 +1,11 @@
 /** `addon-operator sandbox`: only the embedded API server, in the foreground. */
 import type { Command } from 'commander';
-import { startSandbox, type SandboxOptions } from '../sandbox/index.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
+import { UserError } from '../util/errors.js';
 
 function parseListen(v: string): { host: string; port: number } {
   const m = v.match(/^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/);
-  if (!m) throw new Error(`--listen: expected HOST:PORT, got "${v}"`);
+  if (!m) throw new UserError(`--listen: expected HOST:PORT, got "${v}"`);
   const host = m[1] ?? m[2] ?? '';
   return { host: host || '127.0.0.1', port: Number(m[3]) };
 }
@@ -39,7 +40,13 @@ export function registerSandboxCommand(program: Command): Command {
       const options: SandboxOptions = { host, port, seedFiles: opts.seed, tls: !opts.insecureHttp };
       if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
       if (opts.dataDir) options.dataDir = opts.dataDir;
-      const sb = await startSandbox(options);
+      let sb: Sandbox;
+      try {
+        sb = await startSandbox(options);
+      } catch (err) {
+        // a busy port, an unreadable seed file, a bad manifest: the user's to fix
+        throw new UserError(`sandbox: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
       process.stdout.write(`url: ${sb.url}\nkubeconfig: ${sb.kubeconfigPath}\n`);
       process.stdout.write(`try: kubectl --kubeconfig ${sb.kubeconfigPath} get namespaces\n`);
       await new Promise<void>((resolve) => {

@@ -187,7 +187,12 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
     body = await readBody(req, d.maxBodyBytes);
   } else req.resume();
 
-  const segs = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  let segs: string[];
+  try {
+    segs = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  } catch {
+    throw badRequest(`malformed path: ${url.pathname}`);
+  }
   const accept = req.headers.accept;
 
   if (segs.length === 0) {
