@@ -52,3 +52,26 @@ test('kubeconfig writer and manifest parser', () => {
   const docs = parseManifests('a: 1\nkind: X\n---\n---\nkind: List\napiVersion: v1\nitems: [{kind: Y}]\n');
   assert.deepEqual(docs.map((d) => d.kind), ['X', 'Y']);
 });
+
+test('addon-operator sandbox: a bad seed file or --listen value is a clear error and exit code 1', async () => {
+  const run = (args: string[]): Promise<{ code: number | null; stderr: string }> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sandbox', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-cli-bad-'));
+  try {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: missing\n');
+    const r1 = await run(['--seed', bad]);
+    assert.equal(r1.code, 1);
+    assert.match(r1.stderr, /bad\.yaml: ConfigMap missing\/x: namespaces "missing" not found/);
+    const r2 = await run(['--listen', 'nope']);
+    assert.equal(r2.code, 1);
+    assert.match(r2.stderr, /--listen: expected HOST:PORT/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
