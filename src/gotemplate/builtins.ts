@@ -136,7 +136,7 @@ function goLen(item: unknown): bigint {
 /** Go's fmt-based escapers take ...any and print them like Sprint (one string is used as is). */
 function evalArgs(args: unknown[]): string {
   if (args.length === 1 && typeof args[0] === 'string') return args[0];
-  return sprint(args.map((a) => (isNil(a) ? a : a)));
+  return sprint(args.map((a) => (isNil(a) ? '<no value>' : a)));
 }
 
 export function htmlEscape(s: string): string {
@@ -172,11 +172,11 @@ export function jsEscape(s: string): string {
         out += '\\u003D';
         continue;
     }
-    if (c < 0x20 || c === 0x7f) {
+    if (c < 0x20) {
       out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
       continue;
     }
-    if (c < 0x80 || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) {
+    if (c < 0x80 || /[\p{L}\p{M}\p{N}\p{P}\p{S}\u0020]/u.test(ch)) {
       out += ch;
       continue;
     }
@@ -216,8 +216,10 @@ export const builtins: Record<string, FuncDef> = {
     variadic: V,
     builtin: true,
     fn: ([f, ...a]) => {
-      if (typeof f !== 'function') throw new Error(`non-function ${formatValue(f, 'v')} of type ${typeName(f)}`);
-      return f(...a);
+      const [name, ...rest] = a as [string, ...unknown[]];
+      if (isNil(f)) throw new Error(`call of nil`);
+      if (typeof f !== 'function') throw new Error(`non-function ${name} of type ${typeName(f)}`);
+      return f(...rest);
     },
   },
   eq: { params: [V], variadic: V, builtin: true, fn: ([a, ...b]) => goEq(a, b) },

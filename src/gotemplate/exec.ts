@@ -272,17 +272,22 @@ export class State {
     this.at(t);
     const tree = this.ctx.set.lookup(t.name);
     if (!tree) this.errorf(`template ${JSON.stringify(t.name)} not defined`);
-    const max = this.ctx.opts.maxDepth ?? 1500;
-    if (this.ctx.depth >= max) {
-      throw new TemplateLimitError(
+    const max = this.ctx.opts.maxDepth ?? 100000;
+    const depthError = (): never => {
+      throw new TemplateExecError(
         `template: ${errorLocation(t)}: executing ${JSON.stringify(this.tmplName)} at <${str(t)}>: exceeded maximum template depth (${max})`,
       );
-    }
+    };
+    if (this.ctx.depth >= max) depthError();
     const newDot = t.pipe ? this.evalPipeline(dot, dotBoxed, t.pipe) : null;
     const sub = new State(this.ctx, t.name, newDot);
     this.ctx.depth++;
     try {
       sub.walk(newDot, false, tree.root);
+    } catch (e) {
+      // JS stack exhausted before Go's depth limit: report it as Go reports runaway recursion
+      if (e instanceof RangeError && /call stack/i.test(e.message)) depthError();
+      throw e;
     } finally {
       this.ctx.depth--;
     }
@@ -492,6 +497,18 @@ export class State {
       if (final !== MISSING) v = final;
       return v;
     }
+    if (isBuiltin && name === 'len' && args.length === 1) {
+      const v = this.evalArg(dot, dotBoxed, 'reflect.Value', args[0]);
+      if (isNil(v) && !this.lastBoxed) {
+        this.at(node);
+        this.errorf('error calling len: reflect: call of reflect.Value.Type on zero Value');
+      }
+      return this.callFn(def, [v], node, name);
+    }
+    if (isBuiltin && name === 'len' && final !== MISSING && isNil(final)) {
+      this.at(node);
+      this.errorf('error calling len: reflect: call of reflect.Value.Type on zero Value');
+    }
     const argv: unknown[] = new Array(numIn);
     let i = 0;
     for (; i < numFixed && i < args.length; i++) argv[i] = this.evalArg(dot, dotBoxed, params[i], args[i]);
@@ -504,6 +521,11 @@ export class State {
       if (def.variadic !== undefined) t = numIn - 1 < numFixed ? params[numIn - 1] : def.variadic;
       argv[i] = this.validateType(final, false, t);
     }
+    if (isBuiltin && name === 'call' && args.length > 0) argv.splice(1, 0, str(args[0]));
+    return this.callFn(def, argv, node, name);
+  }
+
+  private callFn(def: FuncDef, argv: unknown[], node: Node, name: string): unknown {
     let result: unknown;
     try {
       result = def.fn(argv, this.ctx);

@@ -184,7 +184,7 @@ export function formatFloat(x: number, fmt: string, prec: number): string {
 
 function hexFloat(x: number, prec: number, fmt: string): string {
   const neg = x < 0 || Object.is(x, -0);
-  let ax = Math.abs(x);
+  const ax = Math.abs(x);
   let s = neg ? '-' : '';
   if (ax === 0) {
     s += '0x0';
@@ -222,7 +222,6 @@ function hexFloat(x: number, prec: number, fmt: string): string {
   } else {
     digits = digits + '0'.repeat(prec - 13);
   }
-  ax = 0;
   s += '0x1' + (digits ? '.' + digits : '') + 'p' + (exp < 0 ? '-' : '+') + String(Math.abs(exp)).padStart(2, '0');
   return fmt === 'X' ? s.toUpperCase().replace('0X', '0X') : s;
 }

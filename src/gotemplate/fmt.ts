@@ -74,19 +74,19 @@ function fmtInteger(u: bigint, unsigned: boolean, verb: string, f: Flags, typ: s
     case 'q':
       return pad(goQuoteRune(Number(validRune(u)), f.plus), f);
     case 'U': {
-      let s = 'U+' + a.toString(16).toUpperCase().padStart(4, '0');
+      let s = 'U+' + (u < 0n ? BigInt.asUintN(64, u) : a).toString(16).toUpperCase().padStart(4, '0');
       if (f.sharp && u >= 0n && u <= 0x10ffffn) s += " '" + String.fromCodePoint(Number(u)) + "'";
       return pad(s, f);
     }
     default:
-      return badVerbTyped(verb, typ, unsigned ? u.toString() : u.toString());
+      return badVerbTyped(verb, typ, fmtInteger(u, unsigned, 'v', f, typ));
   }
   // precision
   if (f.prec >= 0) {
     if (f.prec === 0 && a === 0n) digits = '';
     else if (digits.length < f.prec) digits = '0'.repeat(f.prec - digits.length) + digits;
   } else if (f.zero && !f.minus && f.wid >= 0) {
-    let w = f.wid - prefix.length;
+    let w = f.wid;
     if (neg || f.plus || f.space) w--;
     if (digits.length < w) digits = '0'.repeat(w - digits.length) + digits;
   }
@@ -128,7 +128,7 @@ function fmtFloat(v: number, verb: string, f: Flags): string {
       prec = 6;
       break;
     default:
-      return badVerbTyped(verb, 'float64', formatFloat(v, 'g', -1));
+      return badVerbTyped(verb, 'float64', fmtFloat(v, 'v', f));
   }
   if (f.prec >= 0) prec = f.prec;
   let num = formatFloat(v, fverb === 'F' ? 'f' : fverb, prec);
@@ -219,18 +219,19 @@ export function formatValue(v: unknown, verb: string, f: Flags = PLAIN, depth = 
     return `%!${verb}(<nil>)`;
   }
   if (verb === 'T') return pad(typeName(v), f);
+  if (f.sharpV) return pad(goSyntax(v, depth), { ...f, zero: false });
   if (verb === 'p') return `%!p(${typeName(v)}=${formatValue(v, 'v')})`;
   switch (typeof v) {
     case 'boolean':
       if (verb === 't' || verb === 'v') return pad(v ? 'true' : 'false', f);
-      return badVerbTyped(verb, 'bool', v ? 'true' : 'false');
+      return badVerbTyped(verb, 'bool', pad(v ? 'true' : 'false', f));
     case 'number':
       return fmtFloat(v, verb, f);
     case 'bigint':
       return fmtInteger(v, false, verb, f, 'int');
     case 'string': {
       const r = fmtString(v, verb, f);
-      return r ?? badVerbTyped(verb, 'string', v);
+      return r ?? badVerbTyped(verb, 'string', fmtString(v, 'v', f)!);
     }
     case 'function':
       return `%!${verb}(func=<func>)`;
@@ -282,6 +283,27 @@ export function formatValue(v: unknown, verb: string, f: Flags = PLAIN, depth = 
   return String(v);
 }
 
+/** %#v: Go-syntax representation. */
+function goSyntax(v: unknown, depth: number): string {
+  if (v === null || v === undefined) return depth > 0 ? 'interface {}(nil)' : '<nil>';
+  switch (typeof v) {
+    case 'string':
+      return goQuote(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return formatFloat(v, 'g', -1);
+    case 'bigint':
+      return v.toString();
+  }
+  if (v instanceof GoInt) return v.type.startsWith('u') ? '0x' + v.v.toString(16) : v.v.toString();
+  if (Array.isArray(v)) return typeName(v) + '{' + v.map((x) => goSyntax(x, depth + 1)).join(', ') + '}';
+  if (isMap(v)) {
+    return typeName(v) + '{' + sortedKeys(v).map((k) => goQuote(k) + ':' + goSyntax(v[k], depth + 1)).join(', ') + '}';
+  }
+  return formatValue(v, 'v', PLAIN, depth);
+}
+
 /** fmt.Sprint: spaces between operands when neither side is a string. */
 export function sprint(args: unknown[]): string {
   let out = '';
@@ -306,6 +328,7 @@ export function sprintf(format: string, args: unknown[]): string {
   let out = '';
   let argNum = 0;
   let reordered = false;
+  let goodArgNum = true;
   let afterIndex = false;
   const end = format.length;
   let i = 0;
@@ -349,10 +372,10 @@ export function sprintf(format: string, args: unknown[]): string {
           return;
         }
         const n = Number(format.slice(i + 1, close));
-        if (!Number.isInteger(n) || n < 1 || format.slice(i + 1, close) === '') {
+        if (!/^\d+$/.test(format.slice(i + 1, close)) || n < 1 || n > args.length) {
           reordered = true;
           i = close + 1;
-          argNum = -1;
+          goodArgNum = false;
           return;
         }
         argNum = n - 1;
@@ -419,9 +442,13 @@ export function sprintf(format: string, args: unknown[]): string {
       out += '%';
       continue;
     }
-    if (argNum < 0 || argNum >= args.length) {
-      out += `%!${verb}(BADINDEX)`.replace('BADINDEX', argNum < 0 ? 'BADINDEX' : 'MISSING');
-      if (argNum < 0) argNum = args.length;
+    if (!goodArgNum) {
+      out += `%!${verb}(BADINDEX)`;
+      goodArgNum = true;
+      continue;
+    }
+    if (argNum >= args.length) {
+      out += `%!${verb}(MISSING)`;
       continue;
     }
     const arg = args[argNum++];

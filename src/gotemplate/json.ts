@@ -96,35 +96,196 @@ export function marshalJSON(v: unknown, opts: JsonOpts, depth = 0): string {
   return 'null';
 }
 
-/** encoding/json Unmarshal into interface{}: numbers become float64. Throws Go-like messages. */
-export function unmarshalJSON(s: string): unknown {
-  try {
-    return JSON.parse(s, (_k, val) => val);
-  } catch (e) {
-    throw new Error(goJsonSyntaxError(s, e as Error));
-  }
+/** A JSON value decoded like encoding/json into interface{}; `typeError` is a non-fatal Unmarshal error. */
+export interface Decoded {
+  value: unknown;
+  typeError?: string;
 }
 
-function goJsonSyntaxError(s: string, _e: Error): string {
-  // Reproduce the common encoding/json messages by scanning like Go's scanner (approximation).
-  const t = s.trim();
-  if (t === '') return 'unexpected end of JSON input';
-  let i = 0;
-  while (i < s.length && /\s/.test(s[i])) i++;
-  const c = s[i];
-  const lit = (word: string): string | null => {
-    for (let k = 0; k < word.length; k++) {
-      const ch = s[i + k];
-      if (ch === undefined) return 'unexpected end of JSON input';
-      if (ch !== word[k]) return `invalid character '${ch}' in literal ${word} (expecting '${word[k]}')`;
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** encoding/json Unmarshal into interface{}: numbers become float64. Throws Go's syntax errors. */
+export function decodeJSON(s: string): Decoded {
+  const syntax = checkJSONSyntax(s);
+  if (syntax) throw new Error(syntax);
+  let typeError: string | undefined;
+  const value = JSON.parse(s, function (this: any, _k: string, val: unknown, ctx?: { source?: string }) {
+    if (typeof val === 'string') return val.replace(loneSurrogate, '\ufffd');
+    if (typeof val === 'number' && !Number.isFinite(val)) {
+      typeError ??= `json: cannot unmarshal number ${ctx?.source ?? 'value'} into Go value of type float64`;
+      return null;
     }
-    return null;
+    return val;
+  } as any);
+  return { value, typeError };
+}
+
+export function unmarshalJSON(s: string): unknown {
+  const d = decodeJSON(s);
+  if (d.typeError) throw new Error(d.typeError);
+  return d.value;
+}
+
+function quoteChar(c: string): string {
+  if (c === "'") return `'\\''`;
+  if (c === '"') return `'"'`;
+  const q = JSON.stringify(c);
+  return `'${q.slice(1, -1)}'`;
+}
+
+/** Go's JSON scanner error for the first syntax error, or null. */
+export function checkJSONSyntax(s: string): string | null {
+  let i = 0;
+  const n = s.length;
+  const ws = (): void => {
+    while (i < n && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === '\r')) i++;
   };
-  if (c === 'n') return lit('null') ?? `invalid character after top-level value`;
-  if (c === 't') return lit('true') ?? `invalid character after top-level value`;
-  if (c === 'f') return lit('false') ?? `invalid character after top-level value`;
-  if (c !== '{' && c !== '[' && c !== '"' && c !== '-' && !(c >= '0' && c <= '9')) {
-    return `invalid character '${c}' looking for beginning of value`;
+  class E extends Error {}
+  const fail = (msg: string): never => {
+    throw new E(msg);
+  };
+  const eof = (): never => fail('unexpected end of JSON input');
+  const value = (): void => {
+    ws();
+    if (i >= n) eof();
+    const c = s[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (i >= n) eof();
+      if (s[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (i >= n) eof();
+        if (s[i] !== '"') fail(`invalid character ${quoteChar(s[i])} looking for beginning of object key string`);
+        str();
+        ws();
+        if (i >= n) eof();
+        if (s[i] !== ':') fail(`invalid character ${quoteChar(s[i])} after object key`);
+        i++;
+        value();
+        ws();
+        if (i >= n) eof();
+        if (s[i] === ',') {
+          i++;
+          continue;
+        }
+        if (s[i] === '}') {
+          i++;
+          return;
+        }
+        fail(`invalid character ${quoteChar(s[i])} after object key:value pair`);
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (i >= n) eof();
+      if (s[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value();
+        ws();
+        if (i >= n) eof();
+        if (s[i] === ',') {
+          i++;
+          continue;
+        }
+        if (s[i] === ']') {
+          i++;
+          return;
+        }
+        fail(`invalid character ${quoteChar(s[i])} after array element`);
+      }
+    }
+    if (c === '"') return str();
+    if (c === '-' || (c >= '0' && c <= '9')) return num();
+    for (const w of ['true', 'false', 'null']) {
+      if (c === w[0]) {
+        for (let k = 1; k < w.length; k++) {
+          if (i + k >= n) eof();
+          if (s[i + k] !== w[k]) {
+            i += k;
+            fail(`invalid character ${quoteChar(s[i])} in literal ${w} (expecting ${quoteChar(w[k])})`);
+          }
+        }
+        i += w.length;
+        return;
+      }
+    }
+    fail(`invalid character ${quoteChar(c)} looking for beginning of value`);
+  };
+  const str = (): void => {
+    i++;
+    for (;;) {
+      if (i >= n) eof();
+      const c = s[i];
+      if (c === '"') {
+        i++;
+        return;
+      }
+      if (c < ' ') fail(`invalid character ${quoteChar(c)} in string literal`);
+      if (c === '\\') {
+        i++;
+        if (i >= n) eof();
+        const e = s[i];
+        if ('"\\/bfnrt'.includes(e)) {
+          i++;
+          continue;
+        }
+        if (e === 'u') {
+          for (let k = 1; k <= 4; k++) {
+            if (i + k >= n) eof();
+            if (!/[0-9a-fA-F]/.test(s[i + k])) {
+              i += k;
+              fail(`invalid character ${quoteChar(s[i])} in \\u hexadecimal character escape`);
+            }
+          }
+          i += 5;
+          continue;
+        }
+        fail(`invalid character ${quoteChar(e)} in string escape code`);
+      }
+      i++;
+    }
+  };
+  const digits = (): number => {
+    const st = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    return i - st;
+  };
+  const num = (): void => {
+    if (s[i] === '-') {
+      i++;
+      if (i >= n) eof();
+      if (!(s[i] >= '0' && s[i] <= '9')) fail(`invalid character ${quoteChar(s[i])} in numeric literal`);
+    }
+    if (s[i] === '0') i++;
+    else digits();
+    if (i < n && s[i] === '.') {
+      i++;
+      if (i >= n) eof();
+      if (digits() === 0) fail(`invalid character ${quoteChar(s[i])} after decimal point in numeric literal`);
+    }
+    if (i < n && (s[i] === 'e' || s[i] === 'E')) {
+      i++;
+      if (i < n && (s[i] === '+' || s[i] === '-')) i++;
+      if (i >= n) eof();
+      if (digits() === 0) fail(`invalid character ${quoteChar(s[i])} in exponent of numeric literal`);
+    }
+  };
+  try {
+    value();
+    ws();
+    if (i < n) fail(`invalid character ${quoteChar(s[i])} after top-level value`);
+    return null;
+  } catch (e) {
+    if (e instanceof E) return e.message;
+    throw e;
   }
-  return 'unexpected end of JSON input';
 }

@@ -329,12 +329,12 @@ export function lex(input: string): Item[] {
         parenDepth++;
         return lexInsideAction;
       case ')':
-        emit(T.RightParen);
         parenDepth--;
         if (parenDepth < 0) {
           errorf('unexpected right paren');
           return null;
         }
+        emit(T.RightParen);
         return lexInsideAction;
     }
     if (r === '.') {

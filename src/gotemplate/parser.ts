@@ -255,7 +255,8 @@ class Parser {
     const nvars = this.vars.length;
     const pipe = this.pipeline(kind, T.RightDelim);
     if (kind === 'range') this.rangeDepth++;
-    let [list, next] = this.itemList();
+    const [list, first] = this.itemList();
+    let next = first;
     if (kind === 'range') this.rangeDepth--;
     let elseList: ListNode | null = null;
     if (next.kind === 'else') {
@@ -270,7 +271,6 @@ class Parser {
       }
     }
     this.vars.length = nvars;
-    void list;
     return { kind, pos: pipe.pos, line: pipe.line, tree: this.info, pipe, list, elseList };
   }
 
@@ -603,7 +603,10 @@ export function parseGoFloat(s0: string): number | null {
     if (!underscoreOK(s.replace(/^[+-]/, ''))) return null;
     s = s.replace(/_/g, '');
   }
-  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Number(s);
+  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) {
+    const f = Number(s);
+    return Number.isFinite(f) ? f : null; // out of range is an error in Go
+  }
   const m = /^([+-]?)0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)[pP]([+-]?\d+)$/.exec(s);
   if (m && (m[2] || m[3])) {
     const mant = parseInt((m[2] || '0') + (m[3] || ''), 16);

@@ -88,7 +88,7 @@ export function newContext(set: TemplateSet, opts: ExecOptions, parent?: ExecCon
     execute(name: string, data: unknown): string {
       const tree = set.lookup(name);
       if (!tree) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(set.rootName)}`);
-      const max = opts.maxDepth ?? 1500;
+      const max = opts.maxDepth ?? 100000;
       if (ctx.depth >= max) throw new TemplateExecError(`template: ${name}: exceeded maximum template depth (${max})`);
       ctx.depth++;
       try {

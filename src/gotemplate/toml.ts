@@ -57,6 +57,9 @@ function element(v: unknown): string {
     if (v.some((x) => isNil(x))) throw new Error('toml: cannot encode array with nil element');
     return '[' + v.map(element).join(', ') + ']';
   }
+  if (v !== null && typeof v === 'object' && typeof (v as any).MarshalJSON === 'function' && (v as any).goTypeName === 'time.Time') {
+    return (v as any).Format('2006-01-02T15:04:05.999999999Z07:00');
+  }
   if (isMap(v)) {
     const keys = sortedKeys(v).filter((k) => !isNil(v[k]));
     return '{' + keys.map((k) => `${quoteKey(k)} = ${element(v[k])}`).join(', ') + '}';

@@ -20,7 +20,9 @@ function toYNode(v: unknown, depth = 0): YNode {
   if (isNil(v)) return null;
   switch (typeof v) {
     case 'boolean':
+      return v;
     case 'string':
+      checkReadable(v);
       return v;
     case 'number':
       return { num: yamlNumberFromJSON(jsonFloat(v)) };
@@ -36,8 +38,19 @@ function toYNode(v: unknown, depth = 0): YNode {
   if (typeof o.MarshalJSON === 'function') return toYNode(JSON.parse(String(o.MarshalJSON())), depth + 1);
   const m = new Map<string, YNode>();
   const keys = isMap(v) ? Object.keys(v) : Object.keys(v).filter((k) => typeof o[k] !== 'function');
-  for (const k of keys) m.set(k, toYNode(o[k], depth + 1));
+  for (const k of keys) {
+    checkReadable(k);
+    m.set(k, toYNode(o[k], depth + 1));
+  }
   return m;
+}
+
+/**
+ * encoding/json leaves these characters raw and yaml.v2's reader rejects them, so Helm's toYaml
+ * fails (and returns "") on such strings.
+ */
+function checkReadable(s: string): void {
+  if (/[\x7f-\x84\x86-\x9f\ufffe\uffff]/.test(s)) throw new Error('yaml: control characters are not allowed');
 }
 
 /** yaml.v2 reads a JSON number: int when it parses as int64 (or uint64), else float64 'g'. */
@@ -60,7 +73,6 @@ const RESOLVE_NONSTR = new Set([
   'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
   '', '~', 'null', 'Null', 'NULL',
   '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
-  '<<',
 ]);
 const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const BASE60 = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
@@ -293,9 +305,13 @@ class Emitter {
           this.writeIndent();
         } else this.put(ch);
         spaces = true;
-      } else if (ch === '\n') {
+      } else if (ch === '\n' || ch === '\r' || ch === '\u0085' || ch === '\u2028' || ch === '\u2029') {
         if (!breaks && ch === '\n') this.putBreak();
-        this.putBreak();
+        if (ch === '\n') this.putBreak();
+        else {
+          this.out += ch;
+          this.column = 0;
+        }
         this.indention = true;
         breaks = true;
       } else {
@@ -532,18 +548,25 @@ const yamlOpts = {
   customTags: (tags: any[]) => tags.filter((t: any) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'),
   uniqueKeys: false,
   merge: true,
-  intAsBigInt: false,
+  intAsBigInt: true,
 };
 
 /** Converts a parsed YAML value the way sigs.k8s.io/yaml does (via JSON): numbers are float64. */
 function jsonify(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new YAMLError(`error converting YAML to JSON: json: unsupported value: ${formatFloat(v, 'g', -1)}`);
   if (v instanceof Date) return v.toISOString();
   if (Array.isArray(v)) return v.map(jsonify);
   if (v instanceof Map) {
     const o: Record<string, unknown> = {};
-    for (const [k, val] of v) o[keyString(k)] = jsonify(val);
+    for (const [k, val] of v) {
+      if (k === null || k === undefined) {
+        throw new YAMLError(`error converting YAML to JSON: Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goSyntaxValue(val)}`);
+      }
+      if (typeof k === 'object') throw new YAMLError('error converting YAML to JSON: yaml: mapping values are not allowed in this context');
+      o[keyString(k)] = jsonify(val);
+    }
     return o;
   }
   if (typeof v === 'object') {
@@ -554,7 +577,14 @@ function jsonify(v: unknown): unknown {
   return v;
 }
 
+function goSyntaxValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null || v === undefined) return '<nil>';
+  return String(v);
+}
+
 function keyString(k: unknown): string {
+  if (typeof k === 'bigint') return k.toString();
   if (typeof k === 'string') return k;
   if (typeof k === 'number') return Number.isInteger(k) ? String(k) : formatFloat(k, 'g', -1);
   if (typeof k === 'boolean') return k ? 'true' : 'false';
@@ -584,27 +614,19 @@ export function parseYAMLAsJSON(text: string): unknown {
 }
 
 function goYamlMessage(err: YAML.YAMLError, text: string): string {
-  const line = (err.linePos?.[0]?.line ?? 1);
-  const code = err.code;
-  let msg: string;
-  switch (code) {
-    case 'MISSING_CHAR':
-    case 'BAD_INDENT':
-      msg = text.trimStart().startsWith('{') ? "did not find expected ',' or '}'" : 'did not find expected node content';
-      break;
-    case 'BLOCK_AS_IMPLICIT_KEY':
-    case 'MULTILINE_IMPLICIT_KEY':
-      msg = 'could not find expected \':\'';
-      break;
-    case 'UNEXPECTED_TOKEN':
-      msg = 'did not find expected node content';
-      break;
-    default:
-      msg = 'did not find expected node content';
+  const line = err.linePos?.[0]?.line ?? 1;
+  const m = err.message;
+  if (err.code === 'TAB_AS_INDENT') return `line ${line}: found character that cannot start any token`;
+  if (err.code === 'MISSING_CHAR' && /quote/.test(m)) return 'found unexpected end of stream';
+  if (/Flow (sequence|map)/.test(m)) {
+    const open = /sequence/.test(m) ? '[' : '{';
+    const close = open === '[' ? ']' : '}';
+    const after = text.slice(text.lastIndexOf(open) + 1);
+    if (after.trim() === '') return `line ${line}: did not find expected node content`;
+    return `line ${line}: did not find expected ',' or '${close}'`;
   }
-  if (/flow collection/i.test(err.message) || /\{/.test(text.trim()[0] ?? '')) {
-    if (text.trim().startsWith('{')) msg = "did not find expected ',' or '}'";
-  }
-  if (/Map keys must be unique|mapping values/i.test(err.message)) msg = 'mapping values are not allowed in this context';
-  return `line ${line}: ${msg}`;
+  if (/All mapping items must start at the same column/.test(m) && /^\s*-/m.test(text)) return `line ${Math.max(line - 1, 1)}: did not find expected '-' indicator`;
+  if (err.code === 'BLOCK_AS_IMPLICIT_KEY' || err.code === 'MULTILINE_IMPLICIT_KEY') return `line ${line}: mapping values are not allowed in this context`;
+  if (err.code === 'BAD_INDENT') return `line ${line}: did not find expected key`;
+  return `line ${line}: did not find expected node content`;
 }

@@ -1,6 +1,6 @@
 /** Conversions shared by the Sprig functions (spf13/cast semantics, strval, empty, DeepEqual). */
 import { formatValue } from '../fmt.js';
-import { parseGoInt } from '../parser.js';
+import { parseGoInt, parseGoFloat } from '../parser.js';
 import { GoInt, isMap, isNil, taggedType, typeName, withGoType } from '../values.js';
 
 /** sprig's strval. */
@@ -30,8 +30,9 @@ export function toInt64(v: unknown): bigint {
     case 'bigint':
       return v;
     case 'number':
-      if (!Number.isFinite(v)) return v !== v ? -(2n ** 63n) : v > 0 ? -(2n ** 63n) : -(2n ** 63n);
-      return BigInt.asIntN(64, BigInt(Math.trunc(v)));
+      // Go's float->int64 conversion on amd64 gives the minimum int64 when out of range
+      if (!Number.isFinite(v) || v >= 9223372036854775808 || v < -9223372036854775808) return -(2n ** 63n);
+      return BigInt(Math.trunc(v));
     case 'boolean':
       return v ? 1n : 0n;
     case 'string': {
@@ -54,12 +55,8 @@ export function toFloat64(v: unknown): number {
     case 'boolean':
       return v ? 1 : 0;
     case 'string': {
-      const s = v.trim() === v ? v : '';
-      if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Number(s);
-      if (/^[+-]?(inf|infinity)$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
-      if (/^nan$/i.test(s)) return NaN;
-      const hex = /^[+-]?0[xX][0-9a-fA-F]+$/.test(s) ? Number(s.replace(/^([+-]?)0[xX]/, '$10x')) : NaN;
-      return Number.isNaN(hex) ? 0 : hex;
+      const f = parseGoFloat(v);
+      return f === null ? 0 : f;
     }
   }
   if (v instanceof GoInt) return Number(v.v);

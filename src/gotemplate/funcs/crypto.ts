@@ -77,8 +77,14 @@ function encryptAES(password: string, text: string): string {
 
 function decryptAES(password: string, b64: string): string {
   if (b64 === '') return '';
-  const crypt = Buffer.from(b64, 'base64');
-  if (crypt.length < 16 || (crypt.length - 16) % 16 !== 0) throw new Error('crypto/cipher: input not full blocks');
+  const clean = b64.replace(/[\r\n]/g, '');
+  for (let i = 0; i < clean.length; i++) {
+    if (!/[A-Za-z0-9+/=]/.test(clean[i])) throw new Error(`illegal base64 data at input byte ${i}`);
+  }
+  if (clean.length % 4 !== 0) throw new Error(`illegal base64 data at input byte ${Math.floor(clean.length / 4) * 4}`);
+  const crypt = Buffer.from(clean, 'base64');
+  if (crypt.length < 16) throw new Error(`runtime error: slice bounds out of range [:16] with capacity ${crypt.length}`);
+  if ((crypt.length - 16) % 16 !== 0) throw new Error('crypto/cipher: input not full blocks');
   const iv = crypt.subarray(0, 16);
   const dc = createDecipheriv('aes-256-cbc', aesKey(password), iv);
   dc.setAutoPadding(false);
@@ -163,7 +169,7 @@ function makeCert(
   if (altNames.length) exts.push({ name: 'subjectAltName', altNames });
   cert.setExtensions(exts);
   cert.sign((signer?.key ?? keys.priv) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
-  return new Certificate(forge.pki.certificateToPem(cert), keys.pem);
+  return new Certificate(forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n'), keys.pem);
 }
 
 function caFrom(ca: unknown): { cert: forge.pki.Certificate; key: forge.pki.PrivateKey } {
@@ -180,9 +186,9 @@ export const cryptoFuncs: Record<string, FuncDef> = {
   encryptAES: d([S, S], ([p, t]) => encryptAES(p, t)),
   decryptAES: d([S, S], ([p, t]) => decryptAES(p, t)),
   bcrypt: d([S], ([s]) => bcrypt(s)),
-  htpasswd: d([S, S], ([u, p, ...h]) => {
+  htpasswd: d([S, S, S], ([u, p, h]) => {
     if (u.includes(':')) return `invalid username: ${u}`;
-    if (h[0] === 'sha') return `${u}:{SHA}${createHash('sha1').update(p).digest('base64')}`;
+    if (h === 'sha') return `${u}:{SHA}${createHash('sha1').update(p).digest('base64')}`;
     return `${u}:${bcrypt(p)}`;
   }, S),
   genPrivateKey: d([S], ([t]) => genPrivateKey(t)),
@@ -202,8 +208,16 @@ export const cryptoFuncs: Record<string, FuncDef> = {
   buildCustomCert: d([S, S], ([c, k]) => {
     const cert = Buffer.from(c, 'base64').toString('utf8');
     const key = Buffer.from(k, 'base64').toString('utf8');
-    forge.pki.certificateFromPem(cert);
-    createPrivateKey(key);
+    try {
+      forge.pki.certificateFromPem(cert);
+    } catch {
+      throw new Error('unable to decode certificate');
+    }
+    try {
+      createPrivateKey(key);
+    } catch {
+      throw new Error('unable to decode private key');
+    }
     return new Certificate(cert, key);
   }),
   getHostByName: d([S], () => ''),
@@ -213,15 +227,24 @@ export const cryptoFuncs: Record<string, FuncDef> = {
 void ANY;
 
 function urlParse(s: string): Record<string, unknown> {
+  const bad = /%(?![0-9A-Fa-f]{2})(.{0,2})/.exec(s.split('#')[0]);
+  if (bad) throw new Error(`unable to parse url: parse ${JSON.stringify(s)}: invalid URL escape ${JSON.stringify(bad[0])}`);
   const m = /^(?:([a-zA-Z][a-zA-Z0-9+.-]*):)?(?:\/\/(?:([^@/?#]*)@)?([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/.exec(s);
   if (!m) throw new Error(`unable to parse url: ${s}`);
+  const scheme = (m[1] ?? '').toLowerCase();
+  let path = m[4] ?? '';
+  let opaque = '';
+  if (scheme && m[3] === undefined && path !== '' && !path.startsWith('/')) {
+    opaque = path;
+    path = '';
+  }
   return {
-    scheme: m[1] ?? '',
+    scheme,
     host: m[3] ?? '',
     hostname: (m[3] ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, ''),
-    path: decodeURIComponentSafe(m[4] ?? ''),
+    path: decodeURIComponentSafe(path),
     query: m[5] ?? '',
-    opaque: '',
+    opaque,
     fragment: decodeURIComponentSafe(m[6] ?? ''),
     userinfo: m[2] ?? '',
   };

@@ -160,7 +160,7 @@ function sliceList(list: unknown, indices: unknown[]): unknown {
   if (l === 0) return null;
   const start = indices.length > 0 ? Number(toInt64(indices[0])) : 0;
   const end = indices.length < 2 ? l : Number(toInt64(indices[1]));
-  if (start < 0 || end > l || start > end) throw new Error(`reflect: slice index out of range`);
+  if (start < 0 || end > l || start > end) throw new Error('reflect.Value.Slice: slice index out of bounds');
   const r = list.slice(start, end);
   const t = taggedType(list);
   return t ? withGoType(r, t) : r;
@@ -352,12 +352,13 @@ export const dataFuncs: Record<string, FuncDef> = {
   }),
   ...both('slice', [ANY], ([l, ...ix]) => sliceList(l, ix), ANY),
   ...both('chunk', [I, ANY], ([size, l]) => {
-    const a = listOrErr(l, 'chunk');
+    if (isNil(l)) throw new Error(nilDeref);
+    if (!Array.isArray(l)) throw new Error(`Cannot chunk type ${kindOfForMsg(l)}`);
     const out: unknown[][] = [];
     const sz = n(size);
-    if (sz <= 0) throw new Error('runtime error: integer divide by zero');
-    for (let i = 0; i < a.length; i += sz) out.push(a.slice(i, i + sz));
-    return out;
+    if (sz <= 0) throw new Error('runtime error: makeslice: len out of range');
+    for (let i = 0; i < l.length; i += sz) out.push(l.slice(i, i + sz));
+    return withGoType(out, '[][]interface {}');
   }),
   concat: d([], (lists) => {
     const out: unknown[] = [];
@@ -400,10 +401,10 @@ export const dataFuncs: Record<string, FuncDef> = {
     for (const k of Object.keys(m ?? {})) if (!drop.has(k)) out[k] = m[k];
     return out;
   }, S),
-  merge: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, false, false), ANY),
-  mergeOverwrite: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, true, false), ANY),
-  mustMerge: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, false, true), ANY),
-  mustMergeOverwrite: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, true, true), ANY),
+  merge: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, false, false), MAP),
+  mergeOverwrite: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, true, false), MAP),
+  mustMerge: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, false, true), MAP),
+  mustMergeOverwrite: d([MAP], ([dst, ...srcs]) => merge(dst, srcs, true, true), MAP),
   dig: d([], (ps) => dig(ps), ANY),
 
   // uuid

@@ -143,7 +143,7 @@ export class GoTime {
     const z = this.zoneInfo();
     const d = new Date((this.sec + z.offset) * 1000);
     const year = d.getUTCFullYear();
-    const start = Date.UTC(year, 0, 1);
+    const start = utcSeconds(year, 0, 1, 0, 0, 0) * 1000;
     const yday = Math.floor((d.getTime() - start) / 86400000) + 1;
     return {
       year,
@@ -170,6 +170,45 @@ export class GoTime {
   Year(): bigint {
     return BigInt(this.fields().year);
   }
+  Month(): GoNamed {
+    const m = this.fields().month;
+    return new GoNamed('time.Month', BigInt(m), LONG_MONTHS[m - 1]);
+  }
+  Weekday(): GoNamed {
+    const w = this.fields().wday;
+    return new GoNamed('time.Weekday', BigInt(w), LONG_DAYS[w]);
+  }
+  Day(): bigint {
+    return BigInt(this.fields().day);
+  }
+  Hour(): bigint {
+    return BigInt(this.fields().hour);
+  }
+  Minute(): bigint {
+    return BigInt(this.fields().min);
+  }
+  Second(): bigint {
+    return BigInt(this.fields().sec);
+  }
+  Nanosecond(): bigint {
+    return BigInt(this.nsec);
+  }
+  YearDay(): bigint {
+    return BigInt(this.fields().yday);
+  }
+  UTC(): GoTime {
+    return new GoTime(this.sec, this.nsec, { name: 'UTC' });
+  }
+  IsZero(): boolean {
+    return this.sec === -62135596800 && this.nsec === 0;
+  }
+  AddDate(y: unknown, m: unknown, d: unknown): GoTime {
+    const f = this.fields();
+    const wall = utcSeconds(f.year + Number(y), f.month - 1 + Number(m), f.day + Number(d), f.hour, f.min, f.sec);
+    let guess = wall;
+    for (let i = 0; i < 2; i++) guess = wall - (this.fixedOffset ?? zoneAt(this.zone, guess)).offset;
+    return new GoTime(guess, this.nsec, this.zone, this.fixedOffset);
+  }
   String(): string {
     return formatTime(this, '2006-01-02 15:04:05.999999999 -0700 MST');
   }
@@ -189,6 +228,27 @@ export class GoTime {
   equals(o: unknown): boolean {
     return o instanceof GoTime && o.sec === this.sec && o.nsec === this.nsec && o.zone.name === this.zone.name;
   }
+}
+
+/** A Go named integer type with a String method (time.Month, time.Weekday). */
+export class GoNamed {
+  readonly goKind = 'int';
+  constructor(
+    readonly goTypeName: string,
+    readonly value: bigint,
+    private readonly name: string,
+  ) {}
+  String(): string {
+    return this.name;
+  }
+}
+
+/** Unix seconds of a UTC wall clock, valid for any year (Date.UTC maps years 0..99 to 19xx). */
+function utcSeconds(year: number, month0: number, day: number, h: number, mi: number, s: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month0, day);
+  d.setUTCHours(h, mi, s, 0);
+  return Math.floor(d.getTime() / 1000);
 }
 
 const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -512,9 +572,11 @@ export function parseTime(layout: string, value: string, loc: Zone): GoTime {
     else if (!pm && hour === 12) hour = 0;
   }
   if (month < 1 || month > 12) throw new ParseError(`parsing time ${JSON.stringify(value)}: month out of range`);
-  const dim = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const dimDate = new Date(0);
+  dimDate.setUTCFullYear(year, month, 0);
+  const dim = dimDate.getUTCDate();
   if (day < 1 || day > dim) throw new ParseError(`parsing time ${JSON.stringify(value)}: day out of range`);
-  const wall = Date.UTC(year, month - 1, day, hour, min, sec) / 1000 + (year < 100 ? yearFix(year) : 0);
+  const wall = utcSeconds(year, month - 1, day, hour, min, sec);
   if (zoneOffset !== null) {
     const t = new GoTime(wall - zoneOffset, nsec, zoneOffset === 0 ? { name: 'UTC' } : loc, zoneOffset === 0 ? undefined : { offset: zoneOffset, abbr: '' });
     return t;
@@ -527,11 +589,6 @@ export function parseTime(layout: string, value: string, loc: Zone): GoTime {
     guess = wall - off;
   }
   return new GoTime(guess, nsec, loc);
-}
-
-function yearFix(year: number): number {
-  // Date.UTC maps years 0..99 to 1900..1999; undo
-  return (Date.UTC(year, 0, 1) - Date.UTC(year + 1900, 0, 1)) / 1000 === 0 ? 0 : ((new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(year) - Date.UTC(year + 1900, 0, 1)) / 1000);
 }
 
 // --- durations ---
@@ -583,7 +640,7 @@ export function durationString(d: bigint): string {
     }
     out = fmtFrac(u, prec) + unit;
   } else {
-    let s = '';
+    let s: string;
     const secsFrac = fmtFrac(u, 9);
     u = u / 1000000000n;
     const secPart = secsFrac.includes('.') ? secsFrac.slice(secsFrac.indexOf('.')) : '';

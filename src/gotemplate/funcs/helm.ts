@@ -1,11 +1,12 @@
 /** Helm's own template functions (helm/pkg/engine/funcs.go and engine.go), written anew. */
 import type { ExecContext, FuncDef } from '../exec.js';
 import { TemplateExecError, executeTree as executeTreeLazy } from '../exec.js';
-import { marshalJSON, unmarshalJSON } from '../json.js';
+import { decodeJSON, marshalJSON, unmarshalJSON } from '../json.js';
 import { marshalYAML, parseYAMLAsJSON } from '../yaml.js';
 import { isMap, isNil, typeName } from '../values.js';
 import { goQuote } from '../strconv.js';
 import { toToml } from '../toml.js';
+import { sprintf } from '../fmt.js';
 
 const ANY = 'interface {}';
 const RECURSION_MAX = 1000;
@@ -20,6 +21,12 @@ function include(ctx: ExecContext, name: string, data: unknown): string {
   } else ctx.included.set(name, 1);
   try {
     return ctx.execute(name, data);
+  } catch (e) {
+    // the JS stack ran out before Helm's limit: report runaway include recursion as Helm does
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new Error(`rendering template has a nested reference name: ${name}: unable to execute template`, { cause: e });
+    }
+    throw e;
   } finally {
     ctx.included.set(name, ctx.included.get(name)! - 1);
   }
@@ -31,7 +38,7 @@ function tpl(ctx: ExecContext, text: string, vals: unknown): string {
   try {
     set.parse(ctx.rootName, text);
   } catch (e) {
-    throw new Error(`cannot parse template ${goQuote(text)}: ${(e as Error).message}`);
+    throw new Error(`cannot parse template ${goQuote(text)}: ${(e as Error).message}`, { cause: e });
   }
   const sub = newSubContext(ctx, set);
   let out: string;
@@ -39,7 +46,7 @@ function tpl(ctx: ExecContext, text: string, vals: unknown): string {
     out = sub.execute(ctx.rootName, vals);
   } catch (e) {
     if (!(e instanceof TemplateExecError) || (e as any).name === 'TemplateLimitError') throw e;
-    throw new Error(`error during tpl function execution for ${goQuote(text)}: ${(e as Error).message}`);
+    throw new Error(`error during tpl function execution for ${goQuote(text)}: ${(e as Error).message}`, { cause: e });
   }
   return out.replaceAll('<no value>', '');
 }
@@ -51,7 +58,7 @@ function newSubContext(ctx: ExecContext, set: any): ExecContext {
     execute(name: string, data: unknown): string {
       const tree = set.lookup(name);
       if (!tree) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(set.rootName)}`);
-      const max = ctx.opts.maxDepth ?? 1500;
+      const max = ctx.opts.maxDepth ?? 100000;
       if (sub.depth >= max) throw new TemplateExecError(`template: ${name}: exceeded maximum template depth (${max})`);
       sub.depth++;
       try {
@@ -110,9 +117,11 @@ function jsonKind(v: unknown): string {
 
 function fromJSON(s: string): Record<string, unknown> {
   try {
-    const v = unmarshalJSON(s);
-    if (isNil(v)) return {};
+    const d = decodeJSON(s);
+    const v = d.value;
+    if (isNil(v)) return d.typeError ? { Error: d.typeError } : {};
     if (!isMap(v)) return { Error: `json: cannot unmarshal ${jsonKind(v)} into Go value of type map[string]interface {}` };
+    if (d.typeError) v.Error = d.typeError;
     return v;
   } catch (e) {
     return { Error: (e as Error).message };
@@ -136,7 +145,7 @@ export const helmFuncs: Record<string, FuncDef> = {
   required: {
     params: ['string', ANY],
     fn: ([warn, val]) => {
-      if (isNil(val) || val === '') throw new HelmFailError(warn);
+      if (isNil(val) || val === '') throw new HelmFailError(sprintf(warn, []));
       return val;
     },
   },
@@ -169,6 +178,7 @@ export const helmFuncs: Record<string, FuncDef> = {
   toToml: {
     params: [ANY],
     fn: ([v]) => {
+      if (isNil(v)) throw new Error('reflect: call of reflect.Value.Type on zero Value');
       try {
         return toToml(v);
       } catch (e) {

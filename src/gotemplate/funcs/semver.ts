@@ -52,6 +52,19 @@ export class SemverVersion {
     if (this.metadata) s += '+' + this.metadata;
     return s;
   }
+  IncPatch(): SemverVersion {
+    if (this.pre) return new SemverVersion(this.major, this.minor, this.patch, '', '', this.original);
+    return new SemverVersion(this.major, this.minor, this.patch + 1n, '', '', this.original);
+  }
+  IncMinor(): SemverVersion {
+    return new SemverVersion(this.major, this.minor + 1n, 0n, '', '', this.original);
+  }
+  IncMajor(): SemverVersion {
+    return new SemverVersion(this.major + 1n, 0n, 0n, '', '', this.original);
+  }
+  MarshalJSON(): string {
+    return JSON.stringify(this.String());
+  }
   Compare(o: SemverVersion): bigint {
     return BigInt(compareVersions(this, o));
   }

@@ -29,11 +29,26 @@ function isSeparatorForTitle(ch: string): boolean {
   return /\s/u.test(ch);
 }
 
+/** unicode.ToUpper/ToLower per rune: a rune whose case mapping is several runes stays as is. */
+export function goMapCase(s: string, upper: boolean): string {
+  const m = upper ? s.toUpperCase() : s.toLowerCase();
+  if (m.length === s.length && !/[\u0130\u0131\u03c2\u1e9e\u2126\u212a\u212b]/.test(s)) return m;
+  let out = '';
+  for (const ch of s) {
+    const c = upper ? ch.toUpperCase() : ch.toLowerCase();
+    out += [...c].length === 1 ? c : ch;
+  }
+  return out;
+}
+
+const TITLE: Record<string, string> = { 'ǆ': 'ǅ', 'Ǆ': 'ǅ', 'ǅ': 'ǅ', 'ǉ': 'ǈ', 'Ǉ': 'ǈ', 'ǈ': 'ǈ', 'ǌ': 'ǋ', 'Ǌ': 'ǋ', 'ǋ': 'ǋ', 'ǳ': 'ǲ', 'Ǳ': 'ǲ', 'ǲ': 'ǲ' };
+const toTitleRune = (ch: string): string => TITLE[ch] ?? goMapCase(ch, true);
+
 export function goTitle(s: string): string {
   let prev = ' ';
   let out = '';
   for (const ch of s) {
-    out += isSeparatorForTitle(prev) ? ch.toUpperCase() : ch;
+    out += isSeparatorForTitle(prev) ? toTitleRune(ch) : ch;
     prev = ch;
   }
   return out;
@@ -167,7 +182,7 @@ function splitWords(s: string): string[] {
     if (cur) {
       const pk = kind(chars[i - 1]);
       const nk = i + 1 < chars.length ? kind(chars[i + 1]) : 'S';
-      if (k === 'U' && (pk === 'L' || (pk === 'U' && nk === 'L'))) {
+      if (k === 'U' && (pk === 'L' || pk === 'D' || (pk === 'U' && nk === 'L'))) {
         words.push(cur);
         cur = '';
       } else if (k === 'D' && pk !== 'D' && pk !== 'U' && pk !== 'L') {
@@ -184,14 +199,17 @@ const toDelimited = (s: string, sep: string): string => splitWords(s).map((w) =>
 
 function camelcase(s: string): string {
   const isConn = (c: string): boolean => c === '-' || c === '_' || /\s/u.test(c);
+  const isUpper = (c: string): boolean => c !== c.toLowerCase() && c === c.toUpperCase();
   const chars = [...s];
   let out = '';
   let i = 0;
   let r0 = '';
+  let firstUpper = false;
   for (; i < chars.length; i++) {
     r0 = chars[i];
     if (!isConn(r0)) {
-      r0 = r0.toUpperCase();
+      firstUpper = isUpper(r0);
+      r0 = goMapCase(r0, true);
       i++;
       break;
     }
@@ -206,8 +224,16 @@ function camelcase(s: string): string {
       out += r1;
       continue;
     }
-    if (isConn(r1)) r0 = r0.toUpperCase();
-    else out += r1;
+    if (isConn(r1)) {
+      firstUpper = isUpper(r0);
+      r0 = goMapCase(r0, true);
+    } else {
+      if (firstUpper) {
+        if (isUpper(r0)) r0 = goMapCase(r0, false);
+        else firstUpper = false;
+      }
+      out += r1;
+    }
   }
   return out + r0;
 }
@@ -247,7 +273,8 @@ function hash(alg: string, s: string): string {
   return createHash(alg).update(s).digest('hex');
 }
 
-function base64Decode(s: string): string {
+function base64Decode(s0: string): string {
+  const s = s0.replace(/[\r\n]/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) {
     const i = firstBadBase64(s);
     return `illegal base64 data at input byte ${i}`;
@@ -399,8 +426,8 @@ export const stringFuncs: Record<string, FuncDef> = {
   abbrevboth: d([I, I, S], ([l, r, s]) => (n(r) < 4 || (n(l) > 0 && n(r) < 7) ? s : abbreviateFull(s, n(l), n(r)))),
   trunc: d([I, S], ([c, s]) => trunc(n(c), s)),
   trim: d([S], ([s]) => s.replace(goSpace, '')),
-  upper: d([S], ([s]) => s.toUpperCase()),
-  lower: d([S], ([s]) => s.toLowerCase()),
+  upper: d([S], ([s]) => goMapCase(s, true)),
+  lower: d([S], ([s]) => goMapCase(s, false)),
   title: d([S], ([s]) => goTitle(s)),
   untitle: d([S], ([s]) => untitle(s)),
   substr: d([I, I, S], ([a, b, s]) => substr(n(a), n(b), s)),
@@ -435,11 +462,13 @@ export const stringFuncs: Record<string, FuncDef> = {
     return sprintf('%v '.repeat(v.length).trim(), v);
   }, ANY),
   indent: d([I, S], ([c, s]) => {
-    const pad = ' '.repeat(Math.max(n(c), 0));
+    if (c < 0n) throw new Error('strings: negative Repeat count');
+    const pad = ' '.repeat(n(c));
     return pad + s.replaceAll('\n', '\n' + pad);
   }),
   nindent: d([I, S], ([c, s]) => {
-    const pad = ' '.repeat(Math.max(n(c), 0));
+    if (c < 0n) throw new Error('strings: negative Repeat count');
+    const pad = ' '.repeat(n(c));
     return '\n' + pad + s.replaceAll('\n', '\n' + pad);
   }),
   replace: d([S, S, S], ([o, nw, src]) => goReplaceAll(src, o, nw)),

@@ -1,0 +1,68 @@
+// Conformance: every case of the public set and of the corpus (test/gotemplate/corpus.json, real Go
+// output from tools/gotemplate-ref) must render exactly as Go did, or fail with Go's key words.
+// Cases tagged "go119" record Go 1.19-only behaviour (no {{else with}}, older error wording) and
+// "go-range-int" ones record that Go up to 1.23 cannot range over an integer; the engine implements
+// the current language (Go 1.23 plus 1.24's range over integers), so those are skipped.
+// known-failures.json lists the ids that do not pass yet; a listed case that passes fails the test,
+// so the list can only shrink.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderString } from '../../src/gotemplate/index.js';
+
+process.env.TZ = 'UTC';
+
+interface Case {
+  id: string;
+  template: string;
+  data: unknown;
+  expected: string;
+  error?: boolean;
+  errorKeywords?: string[];
+  tags?: string[];
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const load = (f: string): Case[] => JSON.parse(readFileSync(join(here, f), 'utf8')) as Case[];
+const known = new Set<string>(JSON.parse(readFileSync(join(here, 'known-failures.json'), 'utf8')) as string[]);
+
+function runCase(c: Case): string | null {
+  let out: string | undefined;
+  let err: unknown = null;
+  try {
+    out = renderString(c.template, c.data === undefined ? undefined : structuredClone(c.data));
+  } catch (e) {
+    err = e;
+  }
+  if (c.error) {
+    if (err === null) return `expected an error, got ${JSON.stringify(out)}`;
+    const msg = String((err as Error)?.message ?? err).toLowerCase();
+    const missing = (c.errorKeywords ?? []).filter((k) => !msg.includes(k.toLowerCase()));
+    return missing.length ? `error lacks ${JSON.stringify(missing)}: ${JSON.stringify((err as Error).message)}` : null;
+  }
+  if (err !== null) return `threw ${JSON.stringify((err as Error)?.message ?? String(err))}`;
+  return out === c.expected ? null : `got ${JSON.stringify(out)}, want ${JSON.stringify(c.expected)}`;
+}
+
+function check(name: string, cases: Case[]): void {
+  test(`${name}: ${cases.length} cases match Go`, () => {
+    const unexpected: string[] = [];
+    const fixed: string[] = [];
+    let passed = 0;
+    for (const c of cases) {
+      if (c.tags?.includes('go119') || c.tags?.includes('go-range-int')) continue;
+      const why = runCase(c);
+      if (why === null) {
+        passed++;
+        if (known.has(c.id)) fixed.push(c.id);
+      } else if (!known.has(c.id)) unexpected.push(`${c.id}: ${why}`);
+    }
+    assert.deepEqual(unexpected, [], `cases failing that are not in known-failures.json (${passed} passed)`);
+    assert.deepEqual(fixed, [], 'cases now passing: remove them from known-failures.json');
+  });
+}
+
+check('public cases', load('public-cases.json'));
+if (existsSync(join(here, 'corpus.json'))) check('corpus', load('corpus.json'));
