@@ -5,6 +5,10 @@
 //       runs the reference on the public cases and compares with their expected results
 //   node --import tsx tools/gotemplate-ref.ts bench SET.json [N]
 //       times N renders of a chart-like set {"templates": {...}, "values": {...}} in Go
+//   node --import tsx tools/gotemplate-ref.ts bench-chart [N]
+//       the same for the benchmark chart of tools/gotemplate-bench-chart.ts
+//   node --import tsx tools/gotemplate-ref.ts dump-chart
+//       prints the benchmark chart set as JSON (to feed the binary by hand)
 //
 // All functions return null when the binary is not built (tools/gotemplate-ref/build.sh).
 
@@ -12,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchChartSet } from './gotemplate-bench-chart.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -124,9 +129,13 @@ function main(argv: string[]): number {
   if (cmd === 'check-public') {
     return checkPublic(rest[0] ?? '/work/shared/template-cases/public-cases.json');
   }
-  if (cmd === 'bench' && rest[0]) {
-    const set = JSON.parse(readFileSync(rest[0], 'utf8')) as GoTemplateSet;
-    const res = benchWithGo(set, Number(rest[1] ?? 200));
+  if (cmd === 'dump-chart') {
+    console.log(JSON.stringify(benchChartSet()));
+    return 0;
+  }
+  if ((cmd === 'bench' && rest[0]) || cmd === 'bench-chart') {
+    const set = cmd === 'bench-chart' ? benchChartSet() : (JSON.parse(readFileSync(rest[0] ?? '', 'utf8')) as GoTemplateSet);
+    const res = benchWithGo(set, Number((cmd === 'bench-chart' ? rest[0] : rest[1]) ?? 200));
     if (!res) {
       console.error('the reference is not built: run tools/gotemplate-ref/build.sh');
       return 2;
@@ -134,7 +143,7 @@ function main(argv: string[]): number {
     console.log(JSON.stringify(res, null, 2));
     return 0;
   }
-  console.error('usage: gotemplate-ref.ts check-public [cases.json] | bench SET.json [N]');
+  console.error('usage: gotemplate-ref.ts check-public [cases.json] | bench SET.json [N] | bench-chart [N] | dump-chart');
   return 2;
 }
 
