@@ -93,8 +93,10 @@ function stripVolatile(o: any): any {
   return c;
 }
 
-function specPart(o: any): any {
-  const { metadata: _m, status: _s, ...rest } = o ?? {};
+/** What generation tracks: everything but metadata, and but status when status is a subresource. */
+function specPart(o: any, statusIsSubresource: boolean): any {
+  const { metadata: _m, ...rest } = o ?? {};
+  if (statusIsSubresource) delete rest.status;
   return rest;
 }
 
@@ -574,7 +576,8 @@ export class Resources {
     }
     if (this.usesGeneration(t, next) || old.metadata?.generation !== undefined) {
       const g = Number(old.metadata?.generation ?? 0) || 1;
-      m.generation = deepEqual(specPart(old), specPart(next)) ? g : g + 1;
+      const sub = t.builtin || this.hasStatus(t, version);
+      m.generation = deepEqual(specPart(old, sub), specPart(next, sub)) ? g : g + 1;
     }
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition' && subresource !== 'status') this.crdStatus(next, old);
     this.validateObject(t, next);
