@@ -25,7 +25,7 @@
 // locations ("main:1:5"), each present in both Helm's and Go's message.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { topics } from './gotemplate-corpus/index.js';
@@ -155,6 +155,12 @@ function main(): void {
   const refInput = inputs.map(({ id, template, data }) => ({ id, template, data }));
   const first = runReference(ref, refInput);
   const second = runReference(ref, refInput);
+  if (!existsSync(ref123)) {
+    throw new Error(
+      `${ref123} is missing: install golang-1.23-go (bookworm-backports) and run ` +
+        'GO=/usr/lib/go-1.23/bin/go tools/gotemplate-ref/build.sh (see tools/gotemplate-ref/README.md)',
+    );
+  }
   const newer = runReference(ref123, refInput);
   const newer2 = runReference(ref123, refInput);
 
