@@ -286,7 +286,7 @@ export class State {
       sub.walk(newDot, false, tree.root);
     } catch (e) {
       // JS stack exhausted before Go's depth limit: report it as Go reports runaway recursion
-      if (e instanceof RangeError && /call stack/i.test(e.message)) depthError();
+      if (isStackOverflow(e)) depthError();
       throw e;
     } finally {
       this.ctx.depth--;
@@ -530,7 +530,7 @@ export class State {
     try {
       result = def.fn(argv, this.ctx);
     } catch (e) {
-      if (e instanceof TemplateLimitError || e instanceof RangeError) throw e;
+      if (e instanceof TemplateLimitError || isStackOverflow(e)) throw e;
       this.at(node);
       this.errorf(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -622,6 +622,11 @@ export class State {
     if (typ === 'time.Time' && actual === 'time.Time') return value;
     this.errorf(`wrong type for value; expected ${typ}; got ${actual}`);
   }
+}
+
+/** A JS stack overflow (V8 reports it as a RangeError, or as a SyntaxError from a regexp compile). */
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof Error && typeof e.message === 'string' && e.message.includes('call stack size');
 }
 
 function canBeNil(typ: string): boolean {

@@ -15,7 +15,7 @@
  * output size is bounded (`maxOutputLength`); JS stack exhaustion is reported as a template error.
  */
 import { TemplateSet, type TemplateSetOptions } from './template.js';
-import { TemplateExecError, TemplateLimitError, type ExecOptions, type FuncDef } from './exec.js';
+import { TemplateExecError, TemplateLimitError, isStackOverflow, type ExecOptions, type FuncDef } from './exec.js';
 import { TemplateParseError } from './parser.js';
 
 export { TemplateSet, TemplateExecError, TemplateLimitError, TemplateParseError };
@@ -37,7 +37,7 @@ export function guardStack<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    if (isStackOverflow(e)) {
       throw new TemplateLimitError('template: exceeded maximum template depth (stack exhausted)');
     }
     throw e;

@@ -1,6 +1,6 @@
 /** Helm's own template functions (helm/pkg/engine/funcs.go and engine.go), written anew. */
 import type { ExecContext, FuncDef } from '../exec.js';
-import { TemplateExecError, executeTree as executeTreeLazy } from '../exec.js';
+import { TemplateExecError, executeTree as executeTreeLazy, isStackOverflow } from '../exec.js';
 import { decodeJSON, marshalJSON, unmarshalJSON } from '../json.js';
 import { marshalYAML, parseYAMLAsJSON } from '../yaml.js';
 import { isMap, isNil, typeName } from '../values.js';
@@ -23,7 +23,7 @@ function include(ctx: ExecContext, name: string, data: unknown): string {
     return ctx.execute(name, data);
   } catch (e) {
     // the JS stack ran out before Helm's limit: report runaway include recursion as Helm does
-    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    if (isStackOverflow(e)) {
       throw new Error(`rendering template has a nested reference name: ${name}: unable to execute template`, { cause: e });
     }
     throw e;

@@ -1,0 +1,179 @@
+// Benchmark of the template engine on a chart-sized template set: helpers called with include,
+// range over 200 items, toYaml of nested values, about 3,000 lines of output per render.
+//
+//   node --import tsx bench/gotemplate.ts [--seconds N]
+//
+// Prints the output size, parse time, and renders per second (parse once, execute many).
+import { TemplateSet } from '../src/gotemplate/index.js';
+
+const HELPERS = `{{/* helpers */}}
+{{- define "app.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "app.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- define "app.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "app.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "app.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+{{- define "app.labels" -}}
+helm.sh/chart: {{ include "app.chart" . }}
+{{ include "app.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+{{- define "app.image" -}}
+{{- $registry := .global.imageRegistry | default "docker.io" -}}
+{{ $registry }}/{{ .image.repository }}:{{ .image.tag | default "latest" }}
+{{- end }}
+`;
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "app.fullname" . }}
+  labels:
+    {{- include "app.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicaCount }}
+  selector:
+    matchLabels:
+      {{- include "app.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      annotations:
+        checksum/config: {{ toYaml .Values.config | sha256sum }}
+        {{- with .Values.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      labels:
+        {{- include "app.selectorLabels" . | nindent 8 }}
+    spec:
+      containers:
+        {{- range $i, $c := .Values.containers }}
+        - name: {{ $c.name }}
+          image: {{ include "app.image" (dict "global" $.Values.global "image" $c.image) | quote }}
+          {{- if $c.args }}
+          args:
+            {{- toYaml $c.args | nindent 12 }}
+          {{- end }}
+          ports:
+            - containerPort: {{ $c.port }}
+              name: {{ printf "p-%d" $i | trunc 15 }}
+          env:
+            {{- range $k, $v := $c.env }}
+            - name: {{ $k | upper | replace "-" "_" }}
+              value: {{ $v | toString | quote }}
+            {{- end }}
+          resources:
+            {{- toYaml $c.resources | nindent 12 }}
+        {{- end }}
+`;
+
+const CONFIGMAP = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "app.fullname" . }}-config
+  labels:
+    {{- include "app.labels" . | nindent 4 }}
+data:
+  config.yaml: |
+    {{- toYaml .Values.config | nindent 4 }}
+  settings.json: {{ toJson .Values.config.settings | quote }}
+`;
+
+const SERVICE = `{{- range .Values.services }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "app.fullname" $ }}-{{ .name }}
+  labels:
+    {{- include "app.labels" $ | nindent 4 }}
+spec:
+  type: {{ .type | default "ClusterIP" }}
+  ports:
+    - port: {{ .port }}
+      targetPort: {{ .targetPort | default .port }}
+  selector:
+    {{- include "app.selectorLabels" $ | nindent 4 }}
+{{- end }}
+`;
+
+function values(): Record<string, unknown> {
+  const containers = [];
+  for (let i = 0; i < 200; i++) {
+    containers.push({
+      name: `worker-${i}`,
+      image: { repository: `org/worker-${i % 7}`, tag: `1.${i % 10}.${i}` },
+      port: 8000 + i,
+      args: i % 3 === 0 ? ['--verbose', `--shard=${i}`] : [],
+      env: { 'log-level': i % 2 ? 'debug' : 'info', shard: i, ratio: i / 7 },
+      resources: { limits: { cpu: `${(i % 4) + 1}00m`, memory: `${(i % 8) + 1}28Mi` }, requests: { cpu: '50m', memory: '64Mi' } },
+    });
+  }
+  const settings: Record<string, unknown> = {};
+  for (let i = 0; i < 60; i++) settings[`key${i}`] = { enabled: i % 2 === 0, limit: i * 1000, tags: [`t${i}`, 'x'], note: `value number ${i}` };
+  return {
+    replicaCount: 3,
+    nameOverride: '',
+    fullnameOverride: '',
+    global: { imageRegistry: 'registry.example.com' },
+    podAnnotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102' },
+    containers,
+    config: { settings, features: ['a', 'b', 'c'], database: { host: 'db', port: 5432, pool: { min: 1, max: 20 } } },
+    services: Array.from({ length: 10 }, (_, i) => ({ name: `svc${i}`, port: 80 + i, type: i % 2 ? 'NodePort' : undefined })),
+  };
+}
+
+const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 5;
+const data = {
+  Values: values(),
+  Release: { Name: 'shop', Namespace: 'prod', Service: 'Helm', IsInstall: true, Revision: 1 },
+  Chart: { Name: 'webapp', Version: '1.2.3+build.7', AppVersion: '2.0.0' },
+  Capabilities: { KubeVersion: { Version: 'v1.29.2', GitVersion: 'v1.29.2' } },
+};
+const files: Record<string, string> = {
+  'webapp/templates/_helpers.tpl': HELPERS,
+  'webapp/templates/deployment.yaml': DEPLOYMENT,
+  'webapp/templates/configmap.yaml': CONFIGMAP,
+  'webapp/templates/service.yaml': SERVICE,
+};
+const rendered = Object.keys(files).filter((n) => !n.split('/').pop()!.startsWith('_'));
+
+const t0 = performance.now();
+const set = new TemplateSet();
+for (const [name, text] of Object.entries(files)) set.parse(name, text);
+const parseMs = performance.now() - t0;
+
+const renderAll = (): string => rendered.map((n) => set.render(n, { ...data, Template: { Name: n, BasePath: 'webapp/templates' } })).join('\n---\n');
+const out = renderAll();
+const lines = out.split('\n').length;
+
+// warm up, then measure
+for (let i = 0; i < 5; i++) renderAll();
+let n = 0;
+const start = performance.now();
+while (performance.now() - start < seconds * 1000) {
+  renderAll();
+  n++;
+}
+const elapsed = (performance.now() - start) / 1000;
+console.log(`template set: ${Object.keys(files).length} files, parse ${parseMs.toFixed(1)} ms`);
+console.log(`output: ${lines} lines, ${out.length} bytes per render`);
+console.log(`renders: ${n} in ${elapsed.toFixed(2)} s = ${(n / elapsed).toFixed(1)} renders/s (${((elapsed / n) * 1000).toFixed(2)} ms each)`);

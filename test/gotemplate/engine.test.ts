@@ -1,0 +1,149 @@
+// Unit tests of the engine API: parse once / execute many, methods on caller objects, Helm functions
+// that need the caller (lookup), and the safety limits.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  renderString,
+  TemplateSet,
+  TemplateLimitError,
+  TemplateParseError,
+  TemplateExecError,
+} from '../../src/gotemplate/index.js';
+
+test('parse once, execute many times with different data', () => {
+  const set = new TemplateSet();
+  set.parse('_helpers.tpl', '{{ define "name" }}{{ .Release.Name }}-{{ .Chart.Name }}{{ end }}');
+  set.parse('deployment.yaml', 'name: {{ include "name" . }}\nreplicas: {{ .Values.replicas }}\n');
+  for (let i = 0; i < 50; i++) {
+    const out = set.render('deployment.yaml', { Release: { Name: `r${i}` }, Chart: { Name: 'c' }, Values: { replicas: i } });
+    assert.equal(out, `name: r${i}-c\nreplicas: ${i}\n`);
+  }
+  assert.deepEqual(set.names().sort(), ['_helpers.tpl', 'deployment.yaml', 'name']);
+});
+
+test('a parsed set is shared safely: nested and interleaved executions do not interfere', () => {
+  const set = new TemplateSet();
+  set.parse('a', '{{ $x := .v }}{{ .f }}|{{ $x }}');
+  const inner = (): string => set.render('a', { v: 'inner', f: () => 'x' });
+  const out = set.render('a', { v: 'outer', f: inner });
+  assert.equal(out, 'x|inner|outer');
+});
+
+test('tpl defines do not leak into the shared set', () => {
+  const set = new TemplateSet();
+  set.parse('main', '{{ tpl "{{ define \\"leak\\" }}L{{ end }}{{ include \\"leak\\" . }}" . }}');
+  assert.equal(set.render('main', {}), 'L');
+  assert.equal(set.has('leak'), false);
+});
+
+test('later definitions replace earlier ones, empty bodies do not', () => {
+  const set = new TemplateSet();
+  set.parse('one', '{{ define "x" }}first{{ end }}');
+  set.parse('two', '{{ define "x" }}second{{ end }}');
+  set.parse('three', '{{ define "x" }}{{ end }}');
+  set.parse('main', '{{ template "x" }}');
+  assert.equal(set.render('main', null), 'second');
+});
+
+test('methods on caller objects: .Files.Get, .Capabilities.APIVersions.Has', () => {
+  const files: Record<string, string> = { 'config.ini': 'a=1' };
+  const data = {
+    Files: { Get: (name: string) => files[name] ?? '' },
+    Capabilities: { APIVersions: { Has: (v: string) => v === 'apps/v1' }, KubeVersion: { GitVersion: 'v1.29.0' } },
+  };
+  const out = renderString(
+    '{{ .Files.Get "config.ini" }}|{{ .Capabilities.APIVersions.Has "apps/v1" }}|{{ .Capabilities.APIVersions.Has "x/v1" }}|{{ .Capabilities.KubeVersion.GitVersion }}',
+    data,
+  );
+  assert.equal(out, 'a=1|true|false|v1.29.0');
+});
+
+test('class instances act as structs: fields, methods, unknown field error', () => {
+  class Release {
+    readonly goTypeName = '*chartutil.Release';
+    Name = 'shop';
+    Upper(): string {
+      return this.Name.toUpperCase();
+    }
+  }
+  assert.equal(renderString('{{ .R.Name }}/{{ .R.Upper }}', { R: new Release() }), 'shop/SHOP');
+  assert.throws(() => renderString('{{ .Nope }}', new Release()), /can't evaluate field Nope in type \*chartutil\.Release/);
+  // a value read from a map has Go's static type interface {}
+  assert.throws(() => renderString('{{ .R.Nope }}', { R: new Release() }), /can't evaluate field Nope in type interface \{\}/);
+});
+
+test('lookup uses the callback, and is an empty map without one', () => {
+  const calls: string[][] = [];
+  const set = new TemplateSet({
+    exec: {
+      lookup: (...a) => {
+        calls.push(a);
+        return { metadata: { name: a[3] } };
+      },
+    },
+  });
+  set.parse('m', '{{ (lookup "v1" "Secret" "ns" "db").metadata.name }}');
+  assert.equal(set.render('m', {}), 'db');
+  assert.deepEqual(calls, [['v1', 'Secret', 'ns', 'db']]);
+  assert.equal(renderString('{{ lookup "v1" "Secret" "ns" "db" | len }}', {}), '0');
+});
+
+test('errors carry Go text, template name, line and column', () => {
+  assert.throws(() => renderString('x\n{{ .a.b.c }}', { a: {} }), (e: Error) => {
+    assert.ok(e instanceof TemplateExecError);
+    assert.equal(e.message, 'template: main:2:5: executing "main" at <.a.b.c>: nil pointer evaluating interface {}.c');
+    return true;
+  });
+  assert.throws(() => renderString('{{ if }}', {}), (e: Error) => {
+    assert.ok(e instanceof TemplateParseError);
+    assert.equal(e.message, 'template: main:1: missing value for if');
+    return true;
+  });
+  assert.throws(() => renderString('{{ .x }}', {}, { name: 'chart/templates/a.yaml', missingKey: 'error' }), /template: chart\/templates\/a\.yaml:1:3: executing "chart\/templates\/a\.yaml" at <\.x>: map has no entry for key "x"/);
+});
+
+test('safety: no environment access', () => {
+  process.env.GOTEMPLATE_SECRET_TEST = 'secret';
+  assert.throws(() => renderString('{{ env "GOTEMPLATE_SECRET_TEST" }}', {}), /function "env" not defined/);
+  assert.throws(() => renderString('{{ expandenv "$GOTEMPLATE_SECRET_TEST" }}', {}), /function "expandenv" not defined/);
+  delete process.env.GOTEMPLATE_SECRET_TEST;
+});
+
+test('safety: infinite {{template}} recursion is an error, not a crash', () => {
+  assert.throws(
+    () => renderString('{{ define "loop" }}{{ template "loop" . }}{{ end }}{{ template "loop" . }}', {}),
+    /exceeded maximum template depth/,
+  );
+});
+
+test('safety: infinite include recursion fails with Helm\'s error', () => {
+  assert.throws(
+    () => renderString('{{ define "t" }}{{ include "t" . }}{{ end }}{{ include "t" . }}', {}),
+    /rendering template has a nested reference name: t: unable to execute template/,
+  );
+});
+
+test('safety: maxDepth option bounds nesting', () => {
+  const set = new TemplateSet({ exec: { maxDepth: 10 } });
+  set.parse('m', '{{ define "n" }}{{ if gt (int .) 0 }}{{ template "n" (sub . 1) }}{{ end }}{{ end }}{{ template "n" . }}');
+  assert.equal(set.render('m', 5n), '');
+  assert.throws(() => set.render('m', 20n), /exceeded maximum template depth \(10\)/);
+});
+
+test('safety: output larger than the limit fails', () => {
+  const set = new TemplateSet();
+  set.parse('big', '{{ range until 100000 }}0123456789{{ end }}');
+  assert.throws(() => set.render('big', {}, { maxOutputLength: 100_000 }), (e: Error) => e instanceof TemplateLimitError && /output exceeds the limit/.test(e.message));
+  assert.equal(set.render('big', {}, { maxOutputLength: 2_000_000 }).length, 1_000_000);
+});
+
+test('safety: regular expressions run in linear time (no catastrophic backtracking)', () => {
+  const start = Date.now();
+  assert.equal(renderString(`{{ regexMatch "(a+)+$" "${'a'.repeat(5000)}b" }}`, {}), 'false');
+  assert.ok(Date.now() - start < 5000, 'regexMatch took too long');
+});
+
+test('value model: YAML/JSON numbers are float64, template literals are int', () => {
+  assert.equal(renderString('{{ .n }}|{{ 1000000 }}|{{ printf "%T %T" .n 1 }}', { n: 1000000 }), '1e+06|1000000|float64 int');
+  assert.throws(() => renderString('{{ eq .n 1 }}', { n: 1 }), /incompatible types for comparison/);
+});
