@@ -332,3 +332,31 @@ export const chartIdioms: Topic = {
     '{{ .Release.Name | lower | replace "_" "-" | trunc 63 | trimSuffix "-" | quote }}',
   ],
 };
+
+export const stringers: Topic = {
+  source: 'fmt-stringers',
+  prefix: 'stringer',
+  data: V,
+  cases: [
+    '{{ printf "%s|%v|%q" (semver "1.2.3") (semver "1.2.3") (semver "1.2.3") }}',
+    '{{ printf "%d|%x|%T" (semver "1.2.3") (semver "1.2.3") (semver "1.2.3") }}',
+    '{{ printf "%+v|%#v" (semver "1.2.3-rc.1") (semver "1.2.3").Major }}',
+    '{{ print (semver "1.2.3") }}|{{ list (semver "1.2.3") }}|{{ dict "v" (semver "1.2.3") }}',
+    '{{ (semver "1.2.3") | toString }}|{{ (semver "1.2.3") | quote }}',
+    '{{ $t := toDate "2006-01-02 15:04" "2024-03-05 07:08" }}{{ printf "%s|%v|%.10s" $t $t $t }}',
+    '{{ $t := toDate "2006-01-02" "2024-03-05" }}{{ print $t }}|{{ list $t }}|{{ $t | toString }}|{{ $t | quote }}',
+    '{{ $t := toDate "2006-01-02" "2024-03-05" }}{{ toJson $t }}|{{ toYaml $t }}|{{ toYaml (dict "t" $t) }}',
+    '{{ printf "%v|%s" (urlParse "http://a/b") (urlParse "http://a/b").path }}',
+    '{{ printf "%v" (dict "v" (semver "2.0.0") "l" (list (semver "1.0.0"))) }}',
+    '{{ printf "%s" (list "a" (semver "1.0.0") 1) }}',
+    '{{ len (semver "1.2.3") }}',
+    '{{ eq (semver "1.2.3") (semver "1.2.3") }}',
+    '{{ eq (toDate "2006" "2024") (toDate "2006" "2024") }}',
+    '{{ lt (toDate "2006" "2023") (toDate "2006" "2024") }}',
+    '{{ if semver "1.0.0" }}t{{ end }}|{{ if toDate "2006" "2024" }}t{{ end }}|{{ if toDate "2006" "x" }}t{{ else }}zero time is still true{{ end }}',
+    '{{ empty (toDate "2006" "x") }}|{{ empty (toDate "2006" "2024") }}|{{ default "d" (toDate "2006" "x") }}',
+    '{{ printf "%v" (b64dec "aGk=") }}|{{ printf "%x" (b64dec "aGk=") }}',
+    '{{ printf "%v|%s|%d" (duration 3600 | toString) (durationRound "1h") (len (duration "60")) }}',
+    '{{ printf "%v %v" (until 3) (splitList "," "a,b") }}|{{ printf "%q" (splitList "," "a,b") }}',
+  ],
+};

@@ -2,7 +2,7 @@
 
 import { builtins, comparisons, execErrors, fmtVerbs, logic, parseErrors, valueModel } from './builtins.js';
 import { conditionals, defines, fields, pipelines, ranges, textActions, variables, withs } from './lang.js';
-import { chartIdioms, moreSprig, newerGo, noValue, positions, printfMore, whitespace, yamlKeys } from './extra.js';
+import { chartIdioms, moreSprig, newerGo, stringers, noValue, positions, printfMore, whitespace, yamlKeys } from './extra.js';
 import { extraToYaml, helmFuncs, json, manifests, toml, yamlIn, yamlOut } from './helm.js';
 import {
   conversion,
@@ -77,4 +77,5 @@ export const topics: Topic[] = [
   newerGo,
   moreSprig,
   chartIdioms,
+  stringers,
 ];
