@@ -162,7 +162,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const resources = new Resources(registry, store);
   resources.onTypeRemoved = (t) => hub.closeAll(typeKey(t.group, t.plural));
   resources.registerStoredCrds();
-  resources.rebuildIndexes();
+  resources.gc.rebuildIndexes();
   resources.bootstrap();
   for (const f of options.seedFiles ?? []) loadSeedFile(registry, resources, f);
   if (options.seedObjects?.length) applyObjects(registry, resources, options.seedObjects);
@@ -249,7 +249,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
         for (const s of sockets) s.destroy();
       }).then(() => {
-        resources.close();
+        resources.gc.close();
         persistence?.close();
         if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
       });

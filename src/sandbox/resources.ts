@@ -19,6 +19,8 @@ import { applyJsonPatch, applyMergePatch, builtinMergeKey, strategicMerge } from
 import { recordUpdate, serverSideApply, type KeyFn } from './apply.js';
 import { Registry, joinApiVersion, splitApiVersion, typeFromCrd, typeKey, type ResourceType } from './registry.js';
 import { Store, objectKey, type Entry } from './store.js';
+import { GarbageCollector } from './gc.js';
+import { setCrdStatus, validateName, validateObject } from './validation.js';
 import type { FieldSelector, LabelSelector, Labels } from './selectors.js';
 
 export interface WriteContext {
@@ -52,8 +54,6 @@ export interface ListResult {
 const NS_TKEY = typeKey('', 'namespaces');
 const CRD_TKEY = typeKey('apiextensions.k8s.io', 'customresourcedefinitions');
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -104,87 +104,14 @@ export class Resources {
   /** Called when a resource type stops being served (CRD deleted), so that its watches can end. */
   onTypeRemoved?: (t: ResourceType) => void;
 
-  /** uids of live objects, and owner uid -> dependents (`tkey\0ns\0name`), for the garbage collector. */
-  private readonly uids = new Set<string>();
-  private readonly dependents = new Map<string, Set<string>>();
-  private readonly orphaned = new Set<string>();
-  private gcQueue: string[] = [];
-  private gcTimer: NodeJS.Immediate | undefined;
+  /** Background deletion of dependents (ownerReferences). */
+  readonly gc: GarbageCollector;
 
   constructor(
     readonly registry: Registry,
     readonly store: Store,
   ) {
-    store.onEvent((ev) => this.track(ev.type, ev.tkey, ev.ns, ev.name, ev.json));
-  }
-
-  // ------------------------------------------------------------------ garbage collection (ownerReferences)
-
-  private track(type: string, tkey: string, ns: string, name: string, json: string): void {
-    const m = /"uid":"([^"]+)"/.exec(json);
-    if (!m) return;
-    // a real copy: a substring would keep the whole JSON text of this version alive
-    const uid = Buffer.from(m[1], 'latin1').toString('latin1');
-    if (type === 'DELETED') {
-      this.uids.delete(uid);
-      if (this.orphaned.delete(uid)) {
-        this.dependents.delete(uid);
-        return;
-      }
-      if (this.dependents.has(uid)) {
-        this.gcQueue.push(uid);
-        this.gcTimer ??= setImmediate(() => this.collectGarbage());
-      }
-      return;
-    }
-    this.uids.add(uid);
-    if (!json.includes('"ownerReferences"')) return;
-    const refs = JSON.parse(json).metadata?.ownerReferences;
-    if (!Array.isArray(refs)) return;
-    for (const r of refs) {
-      if (!r?.uid) continue;
-      let set = this.dependents.get(r.uid);
-      if (!set) {
-        set = new Set();
-        this.dependents.set(r.uid, set);
-      }
-      set.add(`${tkey}\0${ns}\0${name}`);
-    }
-  }
-
-  /** Indexes objects restored from disk (they produced no events). */
-  rebuildIndexes(): void {
-    for (const [tkey, e] of this.store.entries()) this.track('ADDED', tkey, e.ns, e.name, e.json);
-  }
-
-  /** Background deletion of dependents whose owners are all gone (the API server's garbage collector). */
-  private collectGarbage(): void {
-    this.gcTimer = undefined;
-    while (this.gcQueue.length) {
-      const uid = this.gcQueue.shift()!;
-      const refs = this.dependents.get(uid);
-      this.dependents.delete(uid);
-      for (const ref of refs ?? []) {
-        const [tkey, ns, name] = ref.split('\0');
-        const t = this.registry.byKey(tkey);
-        const e = this.store.get(tkey, ns, name);
-        if (!t || !e) continue;
-        const owners: any[] = JSON.parse(e.json).metadata?.ownerReferences ?? [];
-        if (!owners.some((o) => o?.uid === uid)) continue;
-        if (owners.some((o) => o?.uid !== uid && this.uids.has(o?.uid))) continue;
-        try {
-          this.delete(t, t.versions[0], ns, name, {}, { manager: 'garbage-collector' });
-        } catch {
-          // gone already, or refused: nothing to collect
-        }
-      }
-    }
-  }
-
-  /** Stops pending background work (on shutdown). */
-  close(): void {
-    if (this.gcTimer) clearImmediate(this.gcTimer);
-    this.gcTimer = undefined;
+    this.gc = new GarbageCollector(store, registry, (t, ns, name) => this.delete(t, t.versions[0], ns, name, {}, { manager: 'garbage-collector' }));
   }
 
   keyFn(t: ResourceType): KeyFn {
@@ -304,113 +231,6 @@ export class Resources {
     }
   }
 
-  private validateName(t: ResourceType, name: string): void {
-    const re = t.kind === 'Namespace' || t.kind === 'Service' ? DNS_LABEL : DNS_SUBDOMAIN;
-    const max = re === DNS_LABEL ? 63 : 253;
-    if (t.group === 'rbac.authorization.k8s.io' || t.kind === 'Node') {
-      if (name.includes('/') || name.includes('%') || name === '.' || name === '..') {
-        throw invalid(t.group, t.kind, name, [{ field: 'metadata.name', message: `Invalid value: "${name}": may not contain '/' or '%'` }]);
-      }
-      return;
-    }
-    if (name.length > max || !re.test(name)) {
-      throw invalid(t.group, t.kind, name, [
-        {
-          field: 'metadata.name',
-          message: `Invalid value: "${name}": a lowercase RFC 1123 ${re === DNS_LABEL ? 'label' : 'subdomain'} must consist of lower case alphanumeric characters, '-'${re === DNS_LABEL ? '' : " or '.'"}, and must start and end with an alphanumeric character`,
-        },
-      ]);
-    }
-  }
-
-  private validateObject(t: ResourceType, o: any): void {
-    const meta = o.metadata ?? {};
-    for (const f of ['labels', 'annotations']) {
-      const m = meta[f];
-      if (m === undefined || m === null) continue;
-      if (!isObject(m)) throw invalid(t.group, t.kind, meta.name, [{ field: `metadata.${f}`, message: 'Invalid value: must be a map of strings' }]);
-      for (const [k, v] of Object.entries(m)) {
-        if (typeof v !== 'string') {
-          throw invalid(t.group, t.kind, meta.name, [{ field: `metadata.${f}`, message: `Invalid value: ${JSON.stringify(v)}: value of "${k}" must be a string` }]);
-        }
-        if (f === 'labels' && (v.length > 63 || !/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(v))) {
-          throw invalid(t.group, t.kind, meta.name, [{ field: `metadata.labels`, message: `Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` }]);
-        }
-      }
-    }
-    if (t.kind === 'ConfigMap' || t.kind === 'Secret') {
-      for (const f of ['data', 'binaryData', 'stringData']) {
-        const d = o[f];
-        if (d === undefined || d === null) continue;
-        if (!isObject(d) || Object.values(d).some((v) => typeof v !== 'string')) {
-          throw invalid(t.group, t.kind, meta.name, [{ field: f, message: 'Invalid value: must be a map of strings' }]);
-        }
-      }
-    }
-    if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') this.validateCrd(o);
-  }
-
-  private validateCrd(o: any): void {
-    const name = o.metadata?.name ?? '';
-    const spec = o.spec;
-    const causes: { field: string; message: string }[] = [];
-    if (!isObject(spec)) causes.push({ field: 'spec', message: 'Required value' });
-    else {
-      if (!spec.group) causes.push({ field: 'spec.group', message: 'Required value' });
-      const n = spec.names ?? {};
-      if (!n.plural) causes.push({ field: 'spec.names.plural', message: 'Required value' });
-      if (!n.kind) causes.push({ field: 'spec.names.kind', message: 'Required value' });
-      if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
-        causes.push({ field: 'spec.scope', message: `Unsupported value: ${JSON.stringify(spec.scope ?? '')}: supported values: "Cluster", "Namespaced"` });
-      }
-      const versions = Array.isArray(spec.versions) ? spec.versions : [];
-      if (!versions.length) causes.push({ field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version' });
-      else if (versions.filter((v: any) => v?.storage).length !== 1) {
-        causes.push({ field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version' });
-      }
-      if (n.plural && spec.group && name !== `${n.plural}.${spec.group}`) {
-        causes.push({ field: 'metadata.name', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group` });
-      }
-      if (spec.group && n.plural) {
-        const existing = this.registry.get(spec.group, n.plural);
-        if (existing?.builtin) causes.push({ field: 'spec.group', message: `Invalid value: "${spec.group}": conflicts with a built-in resource` });
-      }
-    }
-    if (causes.length) throw invalid('apiextensions.k8s.io', 'CustomResourceDefinition', name, causes);
-  }
-
-  private crdStatus(o: any, old?: any): void {
-    const spec = o.spec ?? {};
-    const n = spec.names ?? {};
-    const ts = now();
-    const prevConds: any[] = old?.status?.conditions ?? [];
-    const cond = (type: string, reason: string, message: string): Record<string, string> => ({
-      type,
-      status: 'True',
-      lastTransitionTime: prevConds.find((c) => c.type === type)?.lastTransitionTime ?? ts,
-      reason,
-      message,
-    });
-    const stored = new Set<string>(old?.status?.storedVersions ?? []);
-    for (const v of spec.versions ?? []) if (v?.storage) stored.add(v.name);
-    const accepted: Record<string, unknown> = {
-      plural: n.plural,
-      singular: n.singular ?? String(n.kind ?? '').toLowerCase(),
-      kind: n.kind,
-      listKind: n.listKind ?? `${n.kind}List`,
-    };
-    if (n.shortNames) accepted.shortNames = n.shortNames;
-    if (n.categories) accepted.categories = n.categories;
-    o.status = {
-      conditions: [
-        cond('NamesAccepted', 'NoConflicts', 'no conflicts found'),
-        cond('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
-      ],
-      acceptedNames: accepted,
-      storedVersions: [...stored],
-    };
-  }
-
   private serialize(o: any): string {
     return JSON.stringify(normalize(o));
   }
@@ -471,7 +291,7 @@ export class Resources {
         throw invalid(t.group, t.kind, '', [{ field: 'metadata.name', type: 'FieldValueRequired', message: 'Required value: name or generateName is required' }]);
       }
     }
-    this.validateName(t, String(meta.name));
+    validateName(t, String(meta.name));
     if (t.namespaced) this.checkNamespace(ns);
     if (this.store.get(tkey, t.namespaced ? ns : '', meta.name)) throw alreadyExists(t.group, t.plural, meta.name);
     meta.uid = randomUUID();
@@ -496,8 +316,8 @@ export class Resources {
       }
       if (!o.type) o.type = 'Opaque';
     }
-    this.validateObject(t, o);
-    if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') this.crdStatus(o);
+    validateObject(t, o, this.registry);
+    if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') setCrdStatus(o);
     return o;
   }
 
@@ -579,8 +399,8 @@ export class Resources {
       const sub = t.builtin || this.hasStatus(t, version);
       m.generation = deepEqual(specPart(old, sub), specPart(next, sub)) ? g : g + 1;
     }
-    if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition' && subresource !== 'status') this.crdStatus(next, old);
-    this.validateObject(t, next);
+    if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition' && subresource !== 'status') setCrdStatus(next, old);
+    validateObject(t, next, this.registry);
     if (deepEqual(stripVolatile(old), stripVolatile(next))) {
       return { code: 200, json: JSON.stringify(normalize(old)) };
     }
@@ -827,7 +647,7 @@ export class Resources {
       };
     };
     if (ctx.dryRun) return done(cur.json);
-    if (opts?.propagationPolicy === 'Orphan' || opts?.orphanDependents === true) this.orphaned.add(o.metadata.uid);
+    if (opts?.propagationPolicy === 'Orphan' || opts?.orphanDependents === true) this.gc.orphan(o.metadata.uid);
     const isNs = t.kind === 'Namespace' && t.group === '';
     const hasFinalizers = Array.isArray(o.metadata.finalizers) && o.metadata.finalizers.length > 0;
     if (hasFinalizers || isNs) {
