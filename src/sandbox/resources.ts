@@ -20,7 +20,7 @@ import { recordUpdate, serverSideApply, type KeyFn } from './apply.js';
 import { Registry, joinApiVersion, splitApiVersion, typeFromCrd, typeKey, type ResourceType } from './registry.js';
 import { Store, objectKey, type Entry } from './store.js';
 import { GarbageCollector } from './gc.js';
-import { setCrdStatus, validateName, validateObject } from './validation.js';
+import { setCrdStatus, validateName, validateObject, validateUpdate } from './validation.js';
 import type { FieldSelector, LabelSelector, Labels } from './selectors.js';
 
 export interface WriteContext {
@@ -401,6 +401,7 @@ export class Resources {
     }
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition' && subresource !== 'status') setCrdStatus(next, old);
     validateObject(t, next, this.registry);
+    validateUpdate(t, old, next);
     if (deepEqual(stripVolatile(old), stripVolatile(next))) {
       return { code: 200, json: JSON.stringify(normalize(old)) };
     }

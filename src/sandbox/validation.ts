@@ -117,3 +117,28 @@ export function setCrdStatus(o: any, old?: any): void {
     storedVersions: [...stored],
   };
 }
+
+/** Fields the API server refuses to change once set (422 Invalid, "field is immutable"). */
+export function validateUpdate(t: ResourceType, old: any, next: any): void {
+  const name = String(next?.metadata?.name ?? '');
+  const refuse = (field: string, message = 'field is immutable'): never => {
+    throw invalid(t.group, t.kind, name, [{ field, message: `Invalid value: ${message}` }]);
+  };
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  if (t.group === '' && (t.kind === 'ConfigMap' || t.kind === 'Secret') && old?.immutable === true) {
+    if (next?.immutable !== true) refuse('immutable', 'field is immutable when `immutable` is set');
+    for (const f of ['data', 'binaryData']) if (!same(old[f], next[f])) refuse(f, 'field is immutable when `immutable` is set');
+  }
+  if (t.group === 'apps' && ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(t.kind)) {
+    if (old?.spec?.selector !== undefined && !same(old.spec.selector, next?.spec?.selector)) refuse('spec.selector');
+  }
+  if (t.group === 'batch' && t.kind === 'Job') {
+    if (old?.spec?.selector !== undefined && !same(old.spec.selector, next?.spec?.selector)) refuse('spec.selector');
+    if (old?.spec?.template !== undefined && !same(old.spec.template, next?.spec?.template)) refuse('spec.template');
+  }
+  if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') {
+    if (old?.spec?.group !== next?.spec?.group) refuse('spec.group');
+    if (old?.spec?.names?.plural !== next?.spec?.names?.plural) refuse('spec.names.plural');
+    if (old?.spec?.scope !== next?.spec?.scope) refuse('spec.scope');
+  }
+}

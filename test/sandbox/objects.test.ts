@@ -308,3 +308,20 @@ test('large lists (streamed in batches) arrive whole and in order', async () => 
     assert.equal(list.metadata!.resourceVersion, sb.resourceVersion());
   });
 });
+
+test('immutable fields: immutable ConfigMaps, Deployment selectors', async () => {
+  await withSandbox(async ({ core, apps }) => {
+    const c = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'frozen' }, data: { a: '1' }, immutable: true } });
+    const f = await failure(core.replaceNamespacedConfigMap({ name: 'frozen', namespace: 'default', body: { ...c, data: { a: '2' } } }));
+    assert.equal(f.code, 422);
+    assert.match(f.status.message, /immutable/);
+    // labels may still change
+    await core.replaceNamespacedConfigMap({ name: 'frozen', namespace: 'default', body: { ...c, metadata: { ...c.metadata, labels: { x: 'y' } } } });
+    const d = await apps.createNamespacedDeployment({ namespace: 'default', body: deployment('sel') });
+    const g = await failure(
+      apps.replaceNamespacedDeployment({ name: 'sel', namespace: 'default', body: { ...d, spec: { ...d.spec!, selector: { matchLabels: { app: 'other' } } } } }),
+    );
+    assert.equal(g.code, 422);
+    assert.equal(g.status.details.causes[0].field, 'spec.selector');
+  });
+});
