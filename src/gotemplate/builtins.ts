@@ -56,7 +56,11 @@ export function goEq(a: unknown, rest: unknown[]): boolean {
           else {
             if (nonComparable(b)) throw new Error(`non-comparable type ${formatValue(b, 's')}: ${typeName(b)}`);
             if (nonComparable(a)) throw new Error(`non-comparable type ${formatValue(a, 's')}: ${typeName(a)}`);
-            t = a === b || (typeName(a) === typeName(b) && formatValue(a, 'v') === formatValue(b, 'v'));
+            if (typeName(a) !== typeName(b)) t = false;
+            else if (a === b) t = true;
+            else if (typeName(a).startsWith('*')) t = false; // pointers compare by identity
+            else if (typeof (a as any).equals === 'function') t = (a as any).equals(b);
+            else t = formatValue(a, 'v') === formatValue(b, 'v');
           }
       }
     }
@@ -130,7 +134,7 @@ function goLen(item: unknown): bigint {
   if (Array.isArray(item)) return BigInt(item.length);
   if (isMap(item)) return BigInt(Object.keys(item).length);
   if (item instanceof Uint8Array) return BigInt(item.length);
-  throw new Error(`len of type ${typeName(item)}`);
+  throw new Error(`len of type ${typeName(item).replace(/^\*/, '')}`);
 }
 
 /** Go's fmt-based escapers take ...any and print them like Sprint (one string is used as is). */

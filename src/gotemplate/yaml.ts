@@ -23,7 +23,7 @@ function toYNode(v: unknown, depth = 0): YNode {
       return v;
     case 'string':
       checkReadable(v);
-      return v;
+      return foldNEL(v);
     case 'number':
       return { num: yamlNumberFromJSON(jsonFloat(v)) };
     case 'bigint':
@@ -40,7 +40,7 @@ function toYNode(v: unknown, depth = 0): YNode {
   const keys = isMap(v) ? Object.keys(v) : Object.keys(v).filter((k) => typeof o[k] !== 'function');
   for (const k of keys) {
     checkReadable(k);
-    m.set(k, toYNode(o[k], depth + 1));
+    m.set(foldNEL(k), toYNode(o[k], depth + 1));
   }
   return m;
 }
@@ -50,7 +50,16 @@ function toYNode(v: unknown, depth = 0): YNode {
  * fails (and returns "") on such strings.
  */
 function checkReadable(s: string): void {
-  if (/[\x7f-\x84\x86-\x9f\ufffe\uffff]/.test(s)) throw new Error('yaml: control characters are not allowed');
+  if (/[\x7f-\x84\x86-\x9f\ufffe\uffff]/.test(s)) throw new Error('error converting JSON to YAML: yaml: control characters are not allowed');
+}
+
+/** JSON leaves U+0085 raw; yaml.v2 reads it as a line break inside the quoted scalar and folds it. */
+function foldNEL(s: string): string {
+  if (!s.includes('\x85')) return s;
+  return s.replace(/[ \t]*(?:\x85[ \t]*)+/g, (m) => {
+    const k = m.split('\x85').length - 1;
+    return k === 1 ? ' ' : '\n'.repeat(k - 1);
+  });
 }
 
 /** yaml.v2 reads a JSON number: int when it parses as int64 (or uint64), else float64 'g'. */

@@ -83,7 +83,7 @@ function decryptAES(password: string, b64: string): string {
   }
   if (clean.length % 4 !== 0) throw new Error(`illegal base64 data at input byte ${Math.floor(clean.length / 4) * 4}`);
   const crypt = Buffer.from(clean, 'base64');
-  if (crypt.length < 16) throw new Error(`runtime error: slice bounds out of range [:16] with capacity ${crypt.length}`);
+  if (crypt.length < 16) throw new Error(`runtime error: slice bounds out of range [:16] with capacity ${(clean.length / 4) * 3}`);
   if ((crypt.length - 16) % 16 !== 0) throw new Error('crypto/cipher: input not full blocks');
   const iv = crypt.subarray(0, 16);
   const dc = createDecipheriv('aes-256-cbc', aesKey(password), iv);
@@ -114,7 +114,9 @@ function genPrivateKey(typ: string): string {
 
 /** sprig's certificate struct: {Cert, Key} */
 export class Certificate {
-  readonly goTypeName = 'sprig.certificate';
+  get goTypeName(): string {
+    return 'sprig.certificate';
+  }
   constructor(
     public Cert: string,
     public Key: string,
@@ -130,6 +132,7 @@ function rsaKeys(): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem:
 }
 
 function keysFromPem(pem: string): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string } {
+  if (!/-----BEGIN [A-Z ]+-----/.test(pem)) throw new Error('parsing private key: no PEM data in input');
   const k = createPrivateKey(pem);
   const pkcs1 = k.export({ type: 'pkcs1', format: 'pem' }).toString();
   const priv = forge.pki.privateKeyFromPem(pkcs1);
@@ -190,9 +193,12 @@ export const cryptoFuncs: Record<string, FuncDef> = {
     if (u.includes(':')) return `invalid username: ${u}`;
     if (h === 'sha') return `${u}:{SHA}${createHash('sha1').update(p).digest('base64')}`;
     return `${u}:${bcrypt(p)}`;
-  }, S),
+  }),
   genPrivateKey: d([S], ([t]) => genPrivateKey(t)),
-  randBytes: d([I], ([c]) => randomBytes(n(c)).toString('base64')),
+  randBytes: d([I], ([c]) => {
+    if (n(c) < 0) throw new Error('runtime error: makeslice: len out of range');
+    return randomBytes(n(c)).toString('base64');
+  }),
   genCA: d([S, I], ([cn, days]) => makeCert(cn, [], [], n(days), true, rsaKeys())),
   genCAWithKey: d([S, I, S], ([cn, days, key]) => makeCert(cn, [], [], n(days), true, keysFromPem(key))),
   genSelfSignedCert: d([S, '[]interface {}', '[]interface {}', I], ([cn, ips, dns, days]) => makeCert(cn, list(ips), list(dns), n(days), false, rsaKeys())),

@@ -289,9 +289,12 @@ export const dataFuncs: Record<string, FuncDef> = {
   compact: d([ANY], ([l]) => listOrErr(l, 'compact').filter((x) => !empty(x))),
   mustCompact: d([ANY], ([l]) => listOrErr(l, 'compact').filter((x) => !empty(x))),
   ternary: d([ANY, ANY, 'bool'], ([t, f, c]) => (c ? t : f)),
-  deepCopy: d([ANY], ([v]) => deepCopy(v)),
+  deepCopy: d([ANY], ([v]) => {
+    if (isNil(v)) throw new Error('reflect: call of reflect.Value.Type on zero Value');
+    return deepCopy(v);
+  }),
   mustDeepCopy: d([ANY], ([v]) => {
-    if (isNil(v)) throw new Error('copy: Must be a non-nil value');
+    if (isNil(v)) throw new Error('reflect: call of reflect.Value.Type on zero Value');
     return deepCopy(v);
   }),
   toPrettyJson: d([ANY], ([v]) => {
@@ -301,13 +304,7 @@ export const dataFuncs: Record<string, FuncDef> = {
       return '';
     }
   }),
-  toRawJson: d([ANY], ([v]) => {
-    try {
-      return marshalJSON(v, { escapeHTML: false });
-    } catch {
-      return '';
-    }
-  }),
+  toRawJson: d([ANY], ([v]) => marshalJSON(v, { escapeHTML: false })),
   mustToPrettyJson: d([ANY], ([v]) => marshalJSON(v, { escapeHTML: true, indent: '  ' })),
   mustToRawJson: d([ANY], ([v]) => marshalJSON(v, { escapeHTML: false })),
   mustFromJson: d([S], ([s]) => unmarshalJSON(s)),

@@ -115,8 +115,12 @@ function zoneOffsetOnly(name: string, unixSec: number): number {
 
 /** A Go time.Time: an instant (unix seconds + nanoseconds) and a location. */
 export class GoTime {
-  readonly goTypeName = 'time.Time';
-  readonly goKind = 'struct';
+  get goTypeName(): string {
+    return 'time.Time';
+  }
+  get goKind(): string {
+    return 'struct';
+  }
   constructor(
     readonly sec: number, // unix seconds (integer)
     readonly nsec: number, // 0..999999999
@@ -232,7 +236,9 @@ export class GoTime {
 
 /** A Go named integer type with a String method (time.Month, time.Weekday). */
 export class GoNamed {
-  readonly goKind = 'int';
+  get goKind(): string {
+    return 'int';
+  }
   constructor(
     readonly goTypeName: string,
     readonly value: bigint,

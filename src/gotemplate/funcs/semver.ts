@@ -5,7 +5,9 @@ import { GoInt } from '../values.js';
 const VERSION_RE = /^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$/;
 
 export class SemverVersion {
-  readonly goTypeName = '*semver.Version';
+  get goTypeName(): string {
+    return '*semver.Version';
+  }
   constructor(
     readonly major: bigint,
     readonly minor: bigint,

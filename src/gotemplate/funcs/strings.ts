@@ -69,24 +69,38 @@ function untitle(s: string): string {
   return out;
 }
 
+/** goutils.DeleteWhiteSpace: works on bytes (each byte taken as a rune), as Go's does. */
+function deleteWhiteSpace(s: string): string {
+  const b = utf8(s);
+  let out = '';
+  let count = 0;
+  for (const x of b) {
+    if ((x >= 9 && x <= 13) || x === 32 || x === 0x85 || x === 0xa0) continue;
+    out += String.fromCharCode(x);
+    count++;
+  }
+  return count === b.length ? s : out;
+}
+
+const SPECIAL_LOWER: Record<string, string> = { 'İ': 'i', 'ǅ': 'ǆ', 'ǈ': 'ǉ', 'ǋ': 'ǌ', 'ǲ': 'ǳ' };
 function swapcase(s: string): string {
   let ws = true;
   let out = '';
   for (const ch of s) {
-    const up = ch.toUpperCase();
-    const lo = ch.toLowerCase();
-    if (ch !== lo && ch === up) {
+    const isTitle = ch in SPECIAL_LOWER && ch !== 'İ';
+    const up = goMapCase(ch, true);
+    const lo = SPECIAL_LOWER[ch] ?? goMapCase(ch, false);
+    if (isTitle || (ch !== lo && ch === up)) {
       out += lo;
       ws = false;
     } else if (ch !== up && ch === lo) {
-      out += up;
+      out += ws ? toTitleRune(ch) : up;
       ws = false;
     } else {
       ws = /\s/u.test(ch);
       out += ch;
     }
   }
-  void ws;
   return out;
 }
 
@@ -439,7 +453,7 @@ export const stringFuncs: Record<string, FuncDef> = {
   trimAll: d([S, S], ([a, b]) => goTrim(b, a)),
   trimSuffix: d([S, S], ([a, b]) => (a !== '' && b.endsWith(a) ? b.slice(0, b.length - a.length) : b)),
   trimPrefix: d([S, S], ([a, b]) => (a !== '' && b.startsWith(a) ? b.slice(a.length) : b)),
-  nospace: d([S], ([s]) => s.replace(/[\s\u0085]/gu, '')),
+  nospace: d([S], ([s]) => deleteWhiteSpace(s)),
   initials: d([S], ([s]) => initials(s)),
   randAlphaNum: d([I], ([c]) => randFrom(ALNUM, n(c))),
   randAlpha: d([I], ([c]) => randFrom(ALNUM.slice(0, 52), n(c))),
