@@ -15,7 +15,9 @@
 // (bookworm-backports golang-1.23-go); a case whose result differs there gets the tag "go119" and a
 // note with Go 1.23's result. Cases marked `go: '1.23'` (features Go 1.19 lacks, like {{else with}})
 // take their expected result from Go 1.23 and carry the tag "go123". Range over an integer (Go 1.24)
-// cases are tagged "go-range-int". An engine that follows Go 1.23+ runs the corpus with
+// cases are tagged "go-range-int". Cases using functions whose library differs between Debian's
+// Sprig 3.2.3 build and current Helm's Sprig 3.3.0 (xstrings case conversion, mergo merges) are
+// tagged "sprig-deps". An engine that follows Go 1.23+ runs the corpus with
 // --skip-tag go119; one that follows Go 1.19 with --skip-tag go123.
 //
 // Output format (as /work/shared/template-cases/public-cases.json): a JSON array, one case a line,
@@ -124,6 +126,13 @@ export function errorKeywords(goError: string, helm: string): string[] {
   return keys;
 }
 
+// Functions whose result depends on a library version that differs between this reference (Debian:
+// Sprig 3.2.3, xstrings 1.3.3, mergo 0.3.12) and current Helm (Sprig 3.3.0, xstrings 1.5, mergo 1.0).
+const DEP_SENSITIVE: [RegExp, string][] = [
+  [/\b(snakecase|camelcase|kebabcase)\b/, 'huandu/xstrings 1.3.3 (Helm 3.17+ ships 1.5)'],
+  [/\b(merge|mergeOverwrite|mustMerge|mustMergeOverwrite)\b/, 'imdario/mergo 0.3.12 (Helm 3.17+ ships dario.cat/mergo 1.0)'],
+];
+
 function sameResult(x: RefResult, y: RefResult): boolean {
   return x.output === y.output && x.error === y.error && x.invalidUtf8 === y.invalidUtf8;
 }
@@ -191,6 +200,12 @@ function main(): void {
     }
     const stat = perSource.get(c.source) ?? { ok: 0, err: 0 };
     perSource.set(c.source, stat);
+    for (const [re, lib] of DEP_SENSITIVE) {
+      if (re.test(c.template) && !c.tags?.includes('sprig-deps')) {
+        c.tags = [...(c.tags ?? []), 'sprig-deps'];
+        c.note = `${c.note ? c.note + '; ' : ''}result from ${lib}`;
+      }
+    }
     const base = { id: c.id, source: c.source, template: c.template, data: c.data };
     const extra = { ...(c.tags ? { tags: c.tags } : {}), ...(c.note ? { note: c.note } : {}) };
     if (a.error !== undefined) {
