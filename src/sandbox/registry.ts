@@ -26,6 +26,8 @@ export interface ResourceType {
   builtin: boolean;
   /** Printer columns for custom resources, per version. */
   printerColumns?: Record<string, PrinterColumn[]>;
+  /** openAPIV3Schema of each version of a custom resource (for defaulting). */
+  schemas?: Record<string, unknown>;
   /** Verbs when not the standard set (create-only review resources). */
   verbs?: string[];
   /** x-kubernetes-list-map-keys found in a CRD's schema, by dotted field path (for server-side apply). */
@@ -258,7 +260,9 @@ export function typeFromCrd(crd: any): ResourceType {
   const versionSubresources: Record<string, string[]> = {};
   const printerColumns: Record<string, PrinterColumn[]> = {};
   const listMapKeys: Record<string, string[]> = {};
+  const schemas: Record<string, unknown> = {};
   for (const v of ordered) {
+    if (v.schema?.openAPIV3Schema) schemas[v.name] = v.schema.openAPIV3Schema;
     const subs: string[] = [];
     const sr = v.subresources ?? spec.subresources;
     if (sr?.status) subs.push('status');
@@ -282,6 +286,7 @@ export function typeFromCrd(crd: any): ResourceType {
     builtin: false,
     printerColumns,
     listMapKeys,
+    schemas,
   };
 }
 
@@ -296,5 +301,24 @@ function collectListMapKeys(schema: any, path: string, out: Record<string, strin
   }
   if (schema.properties && typeof schema.properties === 'object') {
     for (const [k, v] of Object.entries(schema.properties)) collectListMapKeys(v, path ? `${path}.${k}` : k, out);
+  }
+}
+
+/** Fills in the `default`s of a structural schema, as the API server does for custom resources. */
+export function applySchemaDefaults(value: unknown, schema: any): void {
+  if (!schema || typeof schema !== 'object' || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    if (schema.items) for (const item of value) applySchemaDefaults(item, schema.items);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  const props = schema.properties;
+  if (props && typeof props === 'object') {
+    for (const [k, sub] of Object.entries<any>(props)) {
+      if (obj[k] === undefined && sub && sub.default !== undefined) obj[k] = JSON.parse(JSON.stringify(sub.default));
+      if (obj[k] !== undefined) applySchemaDefaults(obj[k], sub);
+    }
+  } else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+    for (const v of Object.values(obj)) applySchemaDefaults(v, schema.additionalProperties);
   }
 }

@@ -17,7 +17,7 @@ import {
 import { clone, deepEqual, isObject } from './json.js';
 import { applyJsonPatch, applyMergePatch, builtinMergeKey, strategicMerge } from './patch.js';
 import { recordUpdate, serverSideApply, type KeyFn } from './apply.js';
-import { Registry, joinApiVersion, splitApiVersion, typeFromCrd, typeKey, type ResourceType } from './registry.js';
+import { Registry, applySchemaDefaults, joinApiVersion, splitApiVersion, typeFromCrd, typeKey, type ResourceType } from './registry.js';
 import { Store, objectKey, type Entry } from './store.js';
 import { GarbageCollector } from './gc.js';
 import { setCrdStatus, validateName, validateObject, validateUpdate } from './validation.js';
@@ -316,6 +316,7 @@ export class Resources {
       }
       if (!o.type) o.type = 'Opaque';
     }
+    if (!t.builtin) applySchemaDefaults(o, t.schemas?.[version]);
     validateObject(t, o, this.registry);
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') setCrdStatus(o);
     return o;
@@ -400,6 +401,7 @@ export class Resources {
       m.generation = deepEqual(specPart(old, sub), specPart(next, sub)) ? g : g + 1;
     }
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition' && subresource !== 'status') setCrdStatus(next, old);
+    if (!t.builtin) applySchemaDefaults(next, t.schemas?.[version]);
     validateObject(t, next, this.registry);
     validateUpdate(t, old, next);
     if (deepEqual(stripVolatile(old), stripVolatile(next))) {

@@ -157,3 +157,31 @@ test('server-side apply of custom resources uses x-kubernetes-list-map-keys from
     assert.deepEqual((r as any).spec.items, [{ id: 'a', v: '1' }, { id: 'b', v: '2' }]);
   });
 });
+
+test('custom resources get the defaults of their schema', async () => {
+  await withSandbox(async ({ kc, custom }) => {
+    const def = crd();
+    def.spec.versions = [def.spec.versions[0]];
+    def.spec.versions[0].schema = {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            properties: {
+              size: { type: 'integer', _default: 1 },
+              mode: { type: 'string', _default: 'fast' },
+              items: { type: 'array', items: { type: 'object', properties: { weight: { type: 'integer', default: 10 } } } },
+            },
+          },
+        },
+      },
+    };
+    await kc.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({ body: def });
+    const w = await custom.createNamespacedCustomObject({
+      group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets',
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'd' }, spec: { mode: 'slow', items: [{}, { weight: 2 }] } },
+    });
+    assert.deepEqual(w.spec, { mode: 'slow', items: [{ weight: 10 }, { weight: 2 }], size: 1 });
+  });
+});
