@@ -50,6 +50,8 @@ export interface SandboxOptions {
   bookmarkIntervalMs?: number;
   /** How many requests the request log keeps (default 10000). */
   requestLogLimit?: number;
+  /** Keep request bodies in the request log (default false). */
+  logRequestBodies?: boolean;
   /** Kubernetes version reported at /version (default v1.32.4, which kubectl's dispatcher matches). */
   kubernetesVersion?: string;
 }
@@ -173,6 +175,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     latencyMs: 0,
     requestLog: [],
     requestLogLimit: options.requestLogLimit ?? 10000,
+    logRequestBodies: options.logRequestBodies ?? false,
   };
   const openWatches = new Set<() => void>();
   const kv = options.kubernetesVersion ?? 'v1.32.4';

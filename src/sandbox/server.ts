@@ -33,6 +33,8 @@ export interface RequestLogEntry {
   userAgent?: string;
   /** The HTTP status sent (set when the response headers go out). */
   status?: number;
+  /** The request body as text (only with the logRequestBodies option). */
+  body?: string;
 }
 
 export interface ControlState {
@@ -41,6 +43,7 @@ export interface ControlState {
   latencyMs: number;
   requestLog: RequestLogEntry[];
   requestLogLimit: number;
+  logRequestBodies: boolean;
 }
 
 export interface ServerDeps {
@@ -185,6 +188,7 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   let body: Buffer = Buffer.alloc(0);
   if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
     body = await readBody(req, d.maxBodyBytes);
+    if (c.logRequestBodies && body.length) entry.body = body.toString('utf8');
   } else req.resume();
 
   let segs: string[];

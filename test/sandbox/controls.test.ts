@@ -40,7 +40,19 @@ test('the request log records method, path, query, content type and status', asy
     ]);
     assert.equal(sb.requests[0].contentType, 'application/json');
     assert.equal(sb.requests[2].query.labelSelector, 'a=b');
+    assert.equal(sb.requests[0].body, undefined, 'bodies are kept only when asked');
   });
+});
+
+test('logRequestBodies keeps the bodies of writes in the request log', async () => {
+  await withSandbox(
+    async ({ core, sb }) => {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('with-body', { k: 'v' }) });
+      const post = sb.requests.find((r) => r.method === 'POST')!;
+      assert.deepEqual(JSON.parse(post.body!).data, { k: 'v' });
+    },
+    { logRequestBodies: true },
+  );
 });
 
 test('dropWatches ends every open watch; compactHistory forces 410 on resume', async () => {
