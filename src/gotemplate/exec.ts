@@ -86,6 +86,7 @@ export class TemplateLimitError extends TemplateExecError {
 }
 
 const MISSING = Symbol('missing');
+const NO_ARGS: ArgNode[] = [];
 type Final = unknown | typeof MISSING;
 
 class BreakSignal {}
@@ -477,7 +478,7 @@ export class State {
     argNodes: ArgNode[] | null,
     final: Final,
   ): unknown {
-    const args = argNodes ? argNodes.slice(1) : [];
+    const args = argNodes && argNodes.length > 1 ? argNodes.slice(1) : NO_ARGS;
     const params = def.params;
     let numIn = args.length;
     if (final !== MISSING) numIn++;

@@ -115,6 +115,12 @@ function fmtF(neg: boolean, dg: Digits, prec: number): string {
 }
 
 export function formatFloat(x: number, fmt: string, prec: number): string {
+  if (fmt === 'g' && prec < 0) {
+    // fast path: Go's shortest %g prints plain decimals for exponents -4..5, as JS does
+    const ax = Math.abs(x);
+    if (ax >= 1e-4 && ax < 1e6) return String(x);
+    if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  }
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return '+Inf';
   if (x === -Infinity) return '-Inf';

@@ -73,7 +73,8 @@ export class TemplateSet {
 
   /** Executes like Helm's engine: output with every `<no value>` removed. */
   render(name: string, data: unknown, opts?: ExecOptions): string {
-    return this.execute(name, data, opts).replaceAll('<no value>', '');
+    const out = this.execute(name, data, opts);
+    return out.includes('<no value>') ? out.replaceAll('<no value>', '') : out;
   }
 }
 

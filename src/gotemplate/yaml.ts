@@ -150,7 +150,11 @@ const isBreakCp = (cp: number): boolean => cp === 0x0a || cp === 0x0d || cp === 
 const isSpaceCp = (cp: number): boolean => cp === 0x20;
 const isBlankCp = (cp: number | undefined): boolean => cp === 0x20 || cp === 0x09;
 
+const SIMPLE_PLAIN = /^[A-Za-z0-9_/+=][A-Za-z0-9_./+=-]*(?: [A-Za-z0-9_./+=-]+)*$/;
+const ALL_PLAIN: Analysis = { multiline: false, flowPlain: true, blockPlain: true, singleQuoted: true, block: true };
+
 function analyze(value: string): Analysis {
+  if (SIMPLE_PLAIN.test(value)) return ALL_PLAIN;
   if (value.length === 0) return { multiline: false, flowPlain: false, blockPlain: true, singleQuoted: true, block: false };
   let blockInd = false;
   let flowInd = false;
@@ -260,7 +264,7 @@ class Emitter {
 
   put(s: string): void {
     this.out += s;
-    this.column += s.length;
+    this.column += s.length === 1 || /^[\x00-\x7f]*$/.test(s) ? s.length : Array.from(s).length;
   }
   putBreak(): void {
     this.out += '\n';
@@ -283,6 +287,15 @@ class Emitter {
   // scalar writers ------------------------------------------------------
   plain(value: string, allowBreaks: boolean): void {
     if (!this.whitespace) this.put(' ');
+    if (!allowBreaks || this.column + value.length <= BEST_WIDTH || !value.includes(' ')) {
+      if (/^[\x00-\x7f]*$/.test(value)) {
+        this.out += value;
+        this.column += value.length;
+      } else this.put(value);
+      this.whitespace = false;
+      this.indention = false;
+      return;
+    }
     let spaces = false;
     const cps = Array.from(value);
     for (let i = 0; i < cps.length; i++) {
@@ -509,8 +522,25 @@ class Emitter {
 const isLetter = (c: string): boolean => /\p{L}/u.test(c);
 const isDigit = (c: string): boolean => /\p{Nd}/u.test(c);
 
+const ASCII_WORDY = /^[A-Za-z_./-]*$/;
+
 /** yaml.v2's keyList.Less for string keys (digit runs compare numerically). */
 function keyLess(a: string, b: string): boolean {
+  if (ASCII_WORDY.test(a) && ASCII_WORDY.test(b)) {
+    // no digits: letters vs non-letters decide, else code points
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const x = a.charCodeAt(i);
+      const y = b.charCodeAt(i);
+      if (x === y) continue;
+      const xl = (x >= 65 && x <= 90) || (x >= 97 && x <= 122);
+      const yl = (y >= 65 && y <= 90) || (y >= 97 && y <= 122);
+      if (xl && yl) return x < y;
+      if (xl || yl) return yl;
+      return x < y;
+    }
+    return a.length < b.length;
+  }
   const ar = Array.from(a);
   const br = Array.from(b);
   for (let i = 0; i < ar.length && i < br.length; i++) {
