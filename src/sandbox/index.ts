@@ -116,6 +116,16 @@ function cachedTls(host: string): TlsMaterial {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const cleanup: (() => void)[] = [];
+  try {
+    return await start(options, cleanup);
+  } catch (err) {
+    for (const fn of cleanup.reverse()) fn();
+    throw err;
+  }
+}
+
+async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const useTls = options.tls ?? true;
   const registry = new Registry();
@@ -123,6 +133,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let identity: Identity | undefined;
   if (options.dataDir) {
     persistence = new Persistence(options.dataDir);
+    const p = persistence;
+    cleanup.push(() => p.close());
     const idPath = join(options.dataDir, 'identity.json');
     if (existsSync(idPath)) identity = JSON.parse(readFileSync(idPath, 'utf8')) as Identity;
   }

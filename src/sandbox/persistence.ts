@@ -4,7 +4,7 @@
  * renamed into place. A torn last record (kill -9 in the middle of a write) is ignored on load: it was
  * never acknowledged.
  */
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PersistRecord, Store } from './store.js';
 
@@ -56,11 +56,43 @@ export class Persistence {
   private fd = -1;
   private records = 0;
 
+  private locked = false;
+
   constructor(
     readonly dir: string,
     private readonly compactEvery = 20000,
   ) {
     mkdirSync(dir, { recursive: true });
+    this.lock();
+  }
+
+  /** One sandbox per data directory: a lock file with the owner's pid (stale locks are taken over). */
+  private lock(): void {
+    const path = join(this.dir, 'lock');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(path, 'wx', 0o600);
+        writeSync(fd, String(process.pid));
+        closeSync(fd);
+        this.locked = true;
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const pid = Number(readFileSync(path, 'utf8').trim());
+        let alive = false;
+        if (pid > 0 && pid !== process.pid) {
+          try {
+            process.kill(pid, 0);
+            alive = true;
+          } catch (e) {
+            alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+          }
+        }
+        if (alive || pid === process.pid) throw new Error(`data directory ${this.dir} is in use by another sandbox (pid ${pid})`, { cause: err });
+        rmSync(path, { force: true });
+      }
+    }
+    throw new Error(`cannot lock data directory ${this.dir}`);
   }
 
   /** Reads the snapshot and the log; returns the records in order (snapshot first). */
@@ -140,6 +172,10 @@ export class Persistence {
   }
 
   close(): void {
+    if (this.locked) {
+      rmSync(join(this.dir, 'lock'), { force: true });
+      this.locked = false;
+    }
     if (this.fd >= 0) {
       try {
         closeSync(this.fd);

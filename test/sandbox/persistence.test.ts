@@ -131,3 +131,19 @@ test('kill -9 in the middle of writes loses nothing that was acknowledged', asyn
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a data directory serves one sandbox at a time', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-lock-'));
+  try {
+    const first = await start({ dataDir: dir });
+    try {
+      await assert.rejects(start({ dataDir: dir }), /in use by another sandbox/);
+    } finally {
+      await first.sb.stop();
+    }
+    const again = await start({ dataDir: dir });
+    await again.sb.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
