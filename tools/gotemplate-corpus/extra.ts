@@ -106,6 +106,16 @@ function yamlKeyCases(): CaseInput[] {
     { t: '{{ mustToYaml . }}', data: { s: 'del\u007f' } },
     { t: '{{ toYaml .s | len }}|{{ toJson .s }}', data: { s: 'del\u007f' } },
     { t: '[{{ toYaml . }}]', data: { u: 'nonchar\ufffe' } },
+    { t: '{{ toYaml . }}', data: { ['k'.repeat(130)]: 1, short: 2 } },
+    { t: '{{ toYaml . }}', data: { 'key\nwith newline': 1, 'tab\tkey': 2 } },
+    { t: '{{ toYaml . }}', data: { s: 'line with trailing space \nnext' } },
+    { t: '{{ toYaml . }}', data: { s: '\n\nstarts with newlines' } },
+    { t: '{{ toYaml . }}', data: { s: '   ' , t: '\t', u: '\n' } },
+    { t: '{{ toYaml . }}', data: { s: ('long line of words '.repeat(8) + '\n').repeat(3) } },
+    { t: '{{ toYaml . }}', data: { s: '  indented first line\nsecond' } },
+    { t: '{{ toYaml . }}', data: { list: ['a\nb', { k: 'c\nd' }, [['e\nf']]] } },
+    { t: '{{ toYaml . }}', data: { s: 'ends with colon:', t: 'has - dash', u: '[not a list]', v: '{not: map}' } },
+    { t: '{{ toYaml . }}', data: { s: "it's", t: '"quoted"', u: "'single'", v: 'both \' and "' } },
   );
   return out;
 }
