@@ -472,12 +472,10 @@ export class Resources {
       const av = joinApiVersion(t.group, version);
       if (!cur) {
         if (subresource) throw notFound(t.group, t.plural, name);
+        // the manager owns what it applied; then the object is created like any other
         const base = { ...applied, metadata: { ...am, name } };
-        const o = this.prepareCreate(t, version, ns, base);
-        const merged = serverSideApply(undefined, o, ctx.manager, true, av, this.keyFn(t), this.hasStatus(t, version), now());
-        merged.apiVersion = av;
-        merged.kind = t.kind;
-        return this.commitNew(t, merged, ctx.dryRun);
+        const merged = serverSideApply(undefined, base, ctx.manager, true, av, this.keyFn(t), this.hasStatus(t, version), now());
+        return this.commitNew(t, this.prepareCreate(t, version, ns, merged), ctx.dryRun);
       }
       if (am.resourceVersion && String(am.resourceVersion) !== String(cur.rv)) {
         throw conflict(t.group, t.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
