@@ -2,7 +2,12 @@
 //
 //   tools/gotemplate-ref/build.sh && GO=/usr/lib/go-1.23/bin/go tools/gotemplate-ref/build.sh
 //   node --import tsx tools/gen-gotemplate-corpus.ts [--ref BIN] [--ref-go123 BIN] [--out FILE]
-//        [--only PREFIX,...]
+//        [--only PREFIX,...] [--allow-changed-ids]
+//
+// Ids are `${prefix}-NNN` in the order of each topic's list, so new cases go at the end of a topic.
+// The generator refuses to write when a case id that is already in the output file would get a
+// different template (a renumbering that would silently invalidate lists of known failures), unless
+// --allow-changed-ids is given.
 //
 // The case inputs (templates and data, by topic) live in tools/gotemplate-corpus/. Every expected
 // output is what the Go reference (tools/gotemplate-ref: real Go text/template, Sprig and Helm's
@@ -27,7 +32,7 @@
 // locations ("main:1:5"), each present in both Helm's and Go's message.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { topics } from './gotemplate-corpus/index.js';
@@ -69,7 +74,14 @@ interface CaseToRun {
   go?: '1.23';
 }
 
-function parseArgs(argv: string[]): { ref: string; ref123: string; out: string; only: string[] | null } {
+function parseArgs(argv: string[]): {
+  ref: string;
+  ref123: string;
+  out: string;
+  only: string[] | null;
+  allowChangedIds: boolean;
+} {
+  let allowChangedIds = false;
   let ref = resolve(root, 'tools/gotemplate-ref/bin/gotemplate-ref');
   let ref123 = resolve(root, 'tools/gotemplate-ref/bin/gotemplate-ref-go1.23');
   let out = resolve(root, 'test/gotemplate/corpus.json');
@@ -80,9 +92,10 @@ function parseArgs(argv: string[]): { ref: string; ref123: string; out: string; 
     else if (a === '--ref-go123') ref123 = resolve(argv[++i] ?? '');
     else if (a === '--out') out = resolve(argv[++i] ?? '');
     else if (a === '--only') only = (argv[++i] ?? '').split(',');
+    else if (a === '--allow-changed-ids') allowChangedIds = true;
     else throw new Error(`unknown argument ${a}`);
   }
-  return { ref, ref123, out, only };
+  return { ref, ref123, out, only, allowChangedIds };
 }
 
 function runReference(ref: string, input: unknown[]): Map<string, RefResult> {
@@ -138,7 +151,7 @@ function sameResult(x: RefResult, y: RefResult): boolean {
 }
 
 function main(): void {
-  const { ref, ref123, out, only } = parseArgs(process.argv.slice(2));
+  const { ref, ref123, out, only, allowChangedIds } = parseArgs(process.argv.slice(2));
   const selected: Topic[] = only ? topics.filter((t) => only.includes(t.prefix)) : topics;
   const prefixes = new Set<string>();
   const inputs: CaseToRun[] = [];
@@ -226,6 +239,18 @@ function main(): void {
     }
   }
 
+  if (existsSync(out) && !allowChangedIds) {
+    const before = new Map(
+      (JSON.parse(readFileSync(out, 'utf8')) as CorpusCase[]).map((c) => [c.id, c.template] as const),
+    );
+    const changed = corpus.filter((c) => before.has(c.id) && before.get(c.id) !== c.template).map((c) => c.id);
+    if (changed.length) {
+      throw new Error(
+        `${changed.length} existing ids would change template (${changed.slice(0, 10).join(', ')}...): ` +
+          'add new cases at the end of a topic, or pass --allow-changed-ids',
+      );
+    }
+  }
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, '[\n' + corpus.map((c) => JSON.stringify(c)).join(',\n') + '\n]\n');
   for (const [source, s] of perSource) console.log(`${source}: ${s.ok + s.err} (${s.err} errors)`);
