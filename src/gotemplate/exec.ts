@@ -25,6 +25,7 @@ import { str } from './nodes.js';
 import { formatValue } from './fmt.js';
 import type { Tree } from './parser.js';
 import {
+  GoComplex,
   GoInt,
   isMap,
   isNil,
@@ -358,6 +359,7 @@ export class State {
 
   idealConstant(c: NumberNode): unknown {
     this.at(c);
+    if (c.isComplex) return new GoComplex(c.complex![0], c.complex![1]);
     if (c.isFloat && !/^[+-]?0[xX][0-9a-fA-F_]*$/.test(c.text) && c.text[0] !== "'" && /[.eEpP]/.test(c.text)) {
       return c.float;
     }

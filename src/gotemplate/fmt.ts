@@ -1,7 +1,7 @@
 /** Go's fmt: Sprint, Sprintln, Sprintf with verbs, flags, width, precision and Go's error forms. */
 import { formatFloat } from './floatfmt.js';
 import { goQuote, goQuoteRune, canBackquote } from './strconv.js';
-import { GoInt, isMap, sortedKeys, typeName, utf8, isStruct } from './values.js';
+import { GoComplex, GoInt, isMap, sortedKeys, typeName, utf8, isStruct } from './values.js';
 
 interface Flags {
   plus: boolean;
@@ -238,6 +238,10 @@ export function formatValue(v: unknown, verb: string, f: Flags = PLAIN, depth = 
   }
   if (v instanceof GoInt) {
     return fmtInteger(v.v, v.type.startsWith('u'), verb, f, v.type);
+  }
+  if (v instanceof GoComplex) {
+    if (!'vbgGxXfFeE'.includes(verb)) return `%!${verb}(complex128=${formatValue(v, 'v')})`;
+    return '(' + fmtFloat(v.re, verb, f) + fmtFloat(v.im, verb, { ...f, plus: true }) + 'i)';
   }
   if (v instanceof Uint8Array) {
     if (verb === 's' || verb === 'q' || verb === 'x' || verb === 'X') {

@@ -43,6 +43,7 @@ export interface NumberNode extends Base {
   int: bigint;
   uint: bigint;
   float: number;
+  complex?: [number, number];
 }
 export interface StringNode extends Base { kind: 'string'; quoted: string; text: string }
 export interface ListNode extends Base { kind: 'list'; nodes: Node[] }

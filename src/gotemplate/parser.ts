@@ -423,6 +423,18 @@ class Parser {
     return node;
   }
 
+  private simplifyComplex(n: NumberNode): void {
+    const [re, im] = n.complex!;
+    if (im === 0) {
+      n.isFloat = true;
+      n.float = re;
+      if (Number.isInteger(re)) {
+        n.isInt = true;
+        n.int = BigInt(re);
+      }
+    }
+  }
+
   private variable(pos: number, name: string): VariableNode {
     return { kind: 'variable', pos, tree: this.info, ident: name.split('.') };
   }
@@ -481,9 +493,25 @@ class Parser {
       n.isInt = n.isUint = n.isFloat = true;
       return n;
     }
-    if (tok.typ === T.Complex || text.endsWith('i')) {
+    if (tok.typ === T.Complex) {
+      // real+imagi
+      const m = /^([+-]?[^+-]+(?:[eEpP][+-][^+-]+)?)([+-].+)i$/.exec(text);
+      const re = m ? parseGoFloat(m[1]) : null;
+      const im = m ? parseGoFloat(m[2]) : null;
+      if (re === null || im === null) this.errorf(`illegal number syntax: ${JSON.stringify(text)}`);
       n.isComplex = true;
-      this.errorf(`complex numbers are not supported: ${JSON.stringify(text)}`);
+      n.complex = [re!, im!];
+      this.simplifyComplex(n);
+      return n;
+    }
+    if (text.endsWith('i')) {
+      const f = parseGoFloat(text.slice(0, -1));
+      if (f !== null) {
+        n.isComplex = true;
+        n.complex = [0, f];
+        this.simplifyComplex(n);
+        return n;
+      }
     }
     const u = parseGoInt(text, false);
     if (u !== null) {

@@ -33,6 +33,23 @@ export class GoInt {
   ) {}
 }
 
+/** A Go complex128 (only from template literals such as 2i or 1+2i). */
+export class GoComplex {
+  constructor(
+    readonly re: number,
+    readonly im: number,
+  ) {}
+  get goTypeName(): string {
+    return 'complex128';
+  }
+  get goKind(): string {
+    return 'complex128';
+  }
+  equals(o: unknown): boolean {
+    return o instanceof GoComplex && o.re === this.re && o.im === this.im;
+  }
+}
+
 const TYPE_TAG = Symbol.for('gotemplate.goType');
 
 /** Tags an array or a plain object with its Go type ("[]string", "map[string]string"...). */
@@ -128,6 +145,7 @@ export function truth(v: unknown): boolean {
       return true;
   }
   if (v instanceof GoInt) return v.v !== 0n;
+  if (v instanceof GoComplex) return v.re !== 0 || v.im !== 0;
   if (Array.isArray(v)) return v.length > 0;
   if (isMap(v)) {
     for (const _ in v) return true;

@@ -8,7 +8,7 @@
 import YAML from 'yaml';
 import { formatFloat } from './floatfmt.js';
 import { jsonFloat } from './json.js';
-import { GoInt, isMap, isNil } from './values.js';
+import { GoInt, byteLength, isMap, isNil } from './values.js';
 
 // ---------------------------------------------------------------------------------------------
 // value normalisation (what json.Marshal + yaml.v2 Unmarshal produce)
@@ -506,14 +506,18 @@ class Emitter {
     const keys = [...m.keys()].sort((a, b) => (keyLess(a, b) ? -1 : keyLess(b, a) ? 1 : 0));
     for (const k of keys) {
       this.writeIndent();
-      this.stringScalar(k, true);
-      this.indicator(':', false, false, false);
       const v = m.get(k)!;
-      if ((Array.isArray(v) && v.length > 0) || (v instanceof Map && v.size > 0)) {
-        this.node(v, 'mapvalue');
+      if (/[\n\r\x85\u2028\u2029]/.test(k) || byteLength(k) > 128) {
+        // not a simple key: "? key" then ": value" (libyaml's check_simple_key)
+        this.indicator('?', true, false, true);
+        this.stringScalar(k, false);
+        this.writeIndent();
+        this.indicator(':', true, false, true);
       } else {
-        this.node(v, 'mapvalue');
+        this.stringScalar(k, true);
+        this.indicator(':', false, false, false);
       }
+      this.node(v, 'mapvalue');
     }
     this.indent = saved;
   }
