@@ -20,7 +20,7 @@ import { TemplateParseError } from './parser.js';
 
 export { TemplateSet, TemplateExecError, TemplateLimitError, TemplateParseError };
 export type { ExecOptions, FuncDef, TemplateSetOptions };
-export { GoInt, withGoType, typeName, kindName } from './values.js';
+export { GoInt, withGoType, typeName, kindName, utf8 as goBytes } from './values.js';
 export { GoTime } from './funcs/dates.js';
 export { SemverVersion } from './funcs/semver.js';
 export { sprintf, sprint, formatValue } from './fmt.js';

@@ -1,6 +1,6 @@
 /** Go's encoding/json Marshal (HTML-escaping, sorted map keys, Go float formatting). */
 import { formatFloat } from './floatfmt.js';
-import { GoInt, isMap, isNil, sortedKeys } from './values.js';
+import { GoInt, isMap, isNil, isNilSlice, sortedKeys } from './values.js';
 
 /** How encoding/json writes a float64. */
 export function jsonFloat(f: number): string {
@@ -70,7 +70,7 @@ export function marshalJSON(v: unknown, opts: JsonOpts, depth = 0): string {
   if (v instanceof GoInt) return v.v.toString();
   const ind = opts.indent;
   if (Array.isArray(v)) {
-    if (v.length === 0) return '[]';
+    if (v.length === 0) return isNilSlice(v) ? 'null' : '[]';
     if (ind !== undefined) {
       const pad = '\n' + ind.repeat(depth + 1);
       return '[' + v.map((x) => pad + marshalJSON(x, opts, depth + 1)).join(',') + '\n' + ind.repeat(depth) + ']';
@@ -109,10 +109,13 @@ export function decodeJSON(s: string): Decoded {
   const syntax = checkJSONSyntax(s);
   if (syntax) throw new Error(syntax);
   let typeError: string | undefined;
-  const value = JSON.parse(s, function (this: any, _k: string, val: unknown, ctx?: { source?: string }) {
+  const value = JSON.parse(s, function (this: any, _k: string, val: unknown) {
     if (typeof val === 'string') return val.replace(loneSurrogate, '\ufffd');
     if (typeof val === 'number' && !Number.isFinite(val)) {
-      typeError ??= `json: cannot unmarshal number ${ctx?.source ?? 'value'} into Go value of type float64`;
+      if (typeError === undefined) {
+        const lit = (s.match(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g) ?? []).find((x) => !Number.isFinite(Number(x))) ?? 'value';
+        typeError = `json: cannot unmarshal number ${lit} into Go value of type float64`;
+      }
       return null;
     }
     return val;

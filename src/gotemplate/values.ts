@@ -57,6 +57,15 @@ export function withGoType<T extends object>(v: T, type: string): T {
   Object.defineProperty(v, TYPE_TAG, { value: type, enumerable: false, configurable: true, writable: true });
   return v;
 }
+const NIL_TAG = Symbol.for('gotemplate.nilSlice');
+/** A nil slice of a Go slice type: prints [] but marshals to JSON/YAML null. */
+export function nilSlice<T>(type = '[]interface {}'): T[] {
+  const a = withGoType([] as T[], type);
+  Object.defineProperty(a, NIL_TAG, { value: true, enumerable: false });
+  return a;
+}
+export const isNilSlice = (v: unknown): boolean => Array.isArray(v) && v.length === 0 && (v as any)[NIL_TAG] === true;
+
 export function taggedType(v: object): string | undefined {
   return (v as any)[TYPE_TAG];
 }
@@ -181,6 +190,7 @@ export function sortedKeys(m: Record<string, unknown>): string[] {
 
 /** Number of UTF-8 bytes of a string (Go's len). */
 export function byteLength(s: string): number {
+  if (ESCAPED.test(s)) return utf8(s).length;
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -195,10 +205,56 @@ export function byteLength(s: string): number {
   return n;
 }
 
+/*
+ * Go strings are bytes; JS strings are UTF-16. Bytes that are not valid UTF-8 (from b64dec,
+ * randBytes, decryptAES ...) are kept as lone surrogates U+DC80..U+DCFF ("surrogate escape"), so
+ * that len, substr, b64enc and hashes see Go's bytes.
+ */
 const enc = new TextEncoder();
-const dec = new TextDecoder('utf-8');
-export const utf8 = (s: string): Uint8Array => enc.encode(s);
-export const fromUtf8 = (b: Uint8Array): string => dec.decode(b);
+const decFatal = new TextDecoder('utf-8', { fatal: true });
+const ESCAPED = /[\udc80-\udcff]/;
+
+export function utf8(s: string): Uint8Array {
+  if (!ESCAPED.test(s)) return enc.encode(s);
+  const out: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc80 && c <= 0xdcff && !(i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff)) {
+      out.push(c - 0xdc00);
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    out.push(...enc.encode(String.fromCodePoint(cp)));
+  }
+  return Uint8Array.from(out);
+}
+
+export function fromUtf8(b: Uint8Array): string {
+  try {
+    return decFatal.decode(b);
+  } catch {
+    // decode valid sequences, escape invalid bytes
+    let out = '';
+    let i = 0;
+    while (i < b.length) {
+      const x = b[i];
+      const len = x < 0x80 ? 1 : x >= 0xc2 && x < 0xe0 ? 2 : x >= 0xe0 && x < 0xf0 ? 3 : x >= 0xf0 && x < 0xf5 ? 4 : 0;
+      if (len > 0 && i + len <= b.length) {
+        try {
+          out += decFatal.decode(b.subarray(i, i + len));
+          i += len;
+          continue;
+        } catch {
+          /* invalid sequence */
+        }
+      }
+      out += String.fromCharCode(0xdc00 + x);
+      i++;
+    }
+    return out;
+  }
+}
 export const isAscii = (s: string): boolean => !/[^\x00-\x7f]/.test(s);
 
 /** Go's s[a:b] on bytes, decoded back (invalid UTF-8 becomes U+FFFD, as Go would print it). */

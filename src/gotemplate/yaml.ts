@@ -8,7 +8,7 @@
 import YAML from 'yaml';
 import { formatFloat } from './floatfmt.js';
 import { jsonFloat } from './json.js';
-import { GoInt, byteLength, isMap, isNil } from './values.js';
+import { GoInt, byteLength, isMap, isNil, isNilSlice } from './values.js';
 
 // ---------------------------------------------------------------------------------------------
 // value normalisation (what json.Marshal + yaml.v2 Unmarshal produce)
@@ -32,7 +32,7 @@ function toYNode(v: unknown, depth = 0): YNode {
       throw new Error('json: unsupported type: func()');
   }
   if (v instanceof GoInt) return { num: v.v.toString() };
-  if (Array.isArray(v)) return v.map((x) => toYNode(x, depth + 1));
+  if (Array.isArray(v)) return isNilSlice(v) ? null : v.map((x) => toYNode(x, depth + 1));
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   const o = v as any;
   if (typeof o.MarshalJSON === 'function') return toYNode(JSON.parse(String(o.MarshalJSON())), depth + 1);
@@ -652,7 +652,14 @@ export function parseYAMLAsJSON(text: string): unknown {
   if (doc.errors.length > 0) {
     throw new YAMLError(`error converting YAML to JSON: yaml: ${goYamlMessage(doc.errors[0], text)}`);
   }
-  const v = doc.toJS({ mapAsMap: true, maxAliasCount: 10000 });
+  let v: unknown;
+  try {
+    v = doc.toJS({ mapAsMap: true, maxAliasCount: 10000 });
+  } catch (e) {
+    const m = (e as Error).message;
+    if (/Merge sources/i.test(m)) throw new YAMLError('error converting YAML to JSON: yaml: map merge requires map or sequence of maps as the value');
+    throw new YAMLError(`error converting YAML to JSON: yaml: ${m}`);
+  }
   return jsonify(v);
 }
 

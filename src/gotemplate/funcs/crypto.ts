@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, generateKeyPa
 import bcryptjs from 'bcryptjs';
 import forge from 'node-forge';
 import type { FuncDef } from '../exec.js';
-import { GoInt } from '../values.js';
+import { GoInt, fromUtf8, utf8 } from '../values.js';
 
 const S = 'string';
 const I = 'int';
@@ -66,7 +66,7 @@ function aesKey(password: string): Buffer {
 
 function encryptAES(password: string, text: string): string {
   if (text === '') return '';
-  const content = Buffer.from(text);
+  const content = Buffer.from(utf8(text));
   const pad = 16 - (content.length % 16);
   const padded = Buffer.concat([content, Buffer.alloc(pad, pad)]);
   const iv = randomBytes(16);
@@ -90,7 +90,7 @@ function decryptAES(password: string, b64: string): string {
   dc.setAutoPadding(false);
   const out = Buffer.concat([dc.update(crypt.subarray(16)), dc.final()]);
   const n = out[out.length - 1] ?? 0;
-  return out.subarray(0, Math.max(out.length - n, 0)).toString('utf8');
+  return fromUtf8(out.subarray(0, Math.max(out.length - n, 0)));
 }
 
 function bcrypt(s: string): string {

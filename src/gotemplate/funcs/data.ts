@@ -1,7 +1,7 @@
 /** Sprig math, lists, dicts, defaults, type conversion and reflection functions. */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { FuncDef } from '../exec.js';
-import { GoInt, int64, isMap, isNil, kindName, taggedType, typeName, withGoType } from '../values.js';
+import { GoInt, int64, isMap, isNil, kindName, nilSlice, taggedType, typeName, withGoType } from '../values.js';
 import { marshalJSON, unmarshalJSON } from '../json.js';
 import { deepCopy, deepEqual, empty, kindOfForMsg, nilDeref, strval, toFloat64, toInt64 } from './conv.js';
 import { formatFloat } from '../floatfmt.js';
@@ -334,8 +334,14 @@ export const dataFuncs: Record<string, FuncDef> = {
     const a = listOrErr(l, 'find last');
     return a.length === 0 ? null : a[a.length - 1];
   }),
-  ...both('rest', [ANY], ([l]) => listOrErr(l, 'find rest').slice(1)),
-  ...both('initial', [ANY], ([l]) => listOrErr(l, 'find initial').slice(0, -1)),
+  ...both('rest', [ANY], ([l]) => {
+    const a = listOrErr(l, 'find rest');
+    return a.length === 0 ? nilSlice() : a.slice(1);
+  }),
+  ...both('initial', [ANY], ([l]) => {
+    const a = listOrErr(l, 'find initial');
+    return a.length === 0 ? nilSlice() : a.slice(0, -1);
+  }),
   ...both('reverse', [ANY], ([l]) => [...listOrErr(l, 'find reverse')].reverse()),
   ...both('uniq', [ANY], ([l]) => {
     const out: unknown[] = [];

@@ -4,7 +4,7 @@
  * syntax errors, and replacement templates follow Go's Expand ($1W is the group named "1W").
  */
 import type { FuncDef } from '../exec.js';
-import { withGoType } from '../values.js';
+import { nilSlice, withGoType } from '../values.js';
 import { Re2 } from '../re2.js';
 
 const cache = new Map<string, Re2 | Error>();
@@ -137,11 +137,11 @@ export const regexFuncs: Record<string, FuncDef> = {
   mustRegexReplaceAllLiteral: d([S, S, S], ([re, s, r]) => compileGo(re).replaceAll(s, () => r)),
   regexSplit: d([S, S, I], ([re, s, n]) => {
     const r = split(mustCompile(re), s, Number(n));
-    return r ? strs(r) : withGoType([], '[]string');
+    return r ? strs(r) : nilSlice('[]string');
   }),
   mustRegexSplit: d([S, S, I], ([re, s, n]) => {
     const r = split(compileGo(re), s, Number(n));
-    return r ? strs(r) : withGoType([], '[]string');
+    return r ? strs(r) : nilSlice('[]string');
   }),
   regexQuoteMeta: d([S], ([s]) => s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&')),
 };

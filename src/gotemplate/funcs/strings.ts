@@ -284,7 +284,7 @@ function adler32(s: string): number {
 }
 
 function hash(alg: string, s: string): string {
-  return createHash(alg).update(s).digest('hex');
+  return createHash(alg).update(utf8(s)).digest('hex');
 }
 
 function base64Decode(s0: string): string {
@@ -293,7 +293,7 @@ function base64Decode(s0: string): string {
     const i = firstBadBase64(s);
     return `illegal base64 data at input byte ${i}`;
   }
-  return Buffer.from(s, 'base64').toString('utf8');
+  return fromUtf8(Buffer.from(s, 'base64'));
 }
 function firstBadBase64(s: string): number {
   for (let i = 0; i < s.length; i++) if (!/[A-Za-z0-9+/=]/.test(s[i])) return i;
@@ -501,7 +501,7 @@ export const stringFuncs: Record<string, FuncDef> = {
     if (Array.isArray(v)) return withGoType(strslice(v).sort(compareStrings), '[]string');
     return withGoType([strval(v)], '[]string');
   }),
-  b64enc: d([S], ([s]) => Buffer.from(s, 'utf8').toString('base64')),
+  b64enc: d([S], ([s]) => Buffer.from(utf8(s)).toString('base64')),
   b64dec: d([S], ([s]) => base64Decode(s)),
   b32enc: d([S], ([s]) => base32Encode(s)),
   b32dec: d([S], ([s]) => base32Decode(s)),
