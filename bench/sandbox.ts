@@ -42,7 +42,10 @@ async function serverMain(): Promise<void> {
   sb.load([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }]);
   process.send!({ type: 'ready', url: sb.url, token: sb.token, ca: sb.caCert });
   process.on('message', (m: any) => {
-    if (m.type === 'mem') {
+    if (m.type === 'cpu') {
+      const u = process.cpuUsage();
+      process.send!({ type: 'cpu', ms: (u.user + u.system) / 1000 });
+    } else if (m.type === 'mem') {
       if (m.compact) sb.compactHistory();
       void settle().then((mem) => process.send!({ type: 'mem', mem }));
     } else if (m.type === 'load') {
@@ -82,7 +85,7 @@ function quantile(sorted: number[], q: number): number {
 
 async function parentMain(): Promise<void> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server', ...(PLAIN ? ['--http'] : [])], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const messages: any[] = [];
@@ -173,6 +176,9 @@ async function parentMain(): Promise<void> {
   const openWatches = await Promise.all(watchReqs);
 
   // ---- writes
+  child.send({ type: 'cpu' });
+  const serverCpu0 = ((await next()) as { ms: number }).ms;
+  const clientCpu0 = process.cpuUsage();
   const objects = Array.from({ length: N }, (_, i) => payload(i));
   let nextIndex = 0;
   let failures = 0;
@@ -191,6 +197,10 @@ async function parentMain(): Promise<void> {
   const timeout = setTimeout(() => allDone(), 120000);
   await allReceived;
   clearTimeout(timeout);
+  child.send({ type: 'cpu' });
+  const serverCpuMs = ((await next()) as { ms: number }).ms - serverCpu0;
+  const cu = process.cpuUsage(clientCpu0);
+  const clientCpuMs = (cu.user + cu.system) / 1000;
   const deliveredAll = watchers.every((w) => w.count === N);
   const inOrder = watchers.every((w) => w.inOrder);
   for (const req of openWatches) req.destroy();
@@ -232,7 +242,7 @@ async function parentMain(): Promise<void> {
   const ok = (b: boolean): string => (b ? 'OK' : 'MISSED');
   const f = (n: number, d = 1): string => n.toFixed(d);
   console.log(`sandbox bench: ${N} objects (~${f(perObjectJson / 1024, 2)} KB JSON each as stored), ${WATCHERS} watchers, ${CONCURRENCY} concurrent writers, ${PLAIN ? 'HTTP' : 'HTTPS'}`);
-  console.log(`writes:           ${f(N / (writeMs / 1000), 0)} writes/s (${f(writeMs, 0)} ms, ${failures} failed)`);
+  console.log(`writes:           ${f(N / (writeMs / 1000), 0)} writes/s (${f(writeMs, 0)} ms, ${failures} failed); CPU during writes+delivery: server ${f(serverCpuMs, 0)} ms (${f((serverCpuMs * 1000) / N / (1 + WATCHERS), 0)} us per write+fan-out share), clients ${f(clientCpuMs, 0)} ms`);
   console.log(`list all:         ${f(listMs)} ms; JSON.stringify of the same ${items.length} objects: ${f(stringifyMs)} ms; ratio ${f(listMs / stringifyMs, 2)}x (target <= 3x: ${ok(listMs / stringifyMs <= 3)})`);
   console.log(`event delivery:   p50 ${f(quantile(latencies, 0.5))} ms, p99 ${f(quantile(latencies, 0.99))} ms over ${latencies.length} deliveries (write sent -> event parsed by the watcher)`);
   console.log(`watchers:         every event delivered: ${deliveredAll ? 'yes' : 'NO'} (${watchers.map((w) => w.count).join(',')}); in order: ${inOrder ? 'yes' : 'NO'} (target: ${ok(deliveredAll && inOrder)})`);

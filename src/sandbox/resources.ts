@@ -256,16 +256,17 @@ export class Resources {
 
   // ------------------------------------------------------------------ create
 
-  create(t: ResourceType, version: string, ns: string, body: unknown, ctx: WriteContext): WriteResult {
-    const o = this.prepareCreate(t, version, ns, body);
+  /** Creates an object; `owned` says the body may be used as is (a freshly decoded request body). */
+  create(t: ResourceType, version: string, ns: string, body: unknown, ctx: WriteContext, owned = false): WriteResult {
+    const o = this.prepareCreate(t, version, ns, body, owned);
     recordUpdate(undefined, o, ctx.manager, joinApiVersion(t.group, version), this.keyFn(t), now());
     return this.commitNew(t, o, ctx.dryRun);
   }
 
-  private prepareCreate(t: ResourceType, version: string, ns: string, body: unknown): any {
+  private prepareCreate(t: ResourceType, version: string, ns: string, body: unknown, owned = false): any {
     if (!isObject(body)) throw badRequest('the body of the request must be a JSON or YAML object');
     this.checkTypeOf(t, version, body);
-    const o: any = clone(body);
+    const o: any = owned ? body : clone(body);
     o.apiVersion = joinApiVersion(t.group, version);
     o.kind = t.kind;
     const meta = metaOf(o);
@@ -475,7 +476,7 @@ export class Resources {
         // the manager owns what it applied; then the object is created like any other
         const base = { ...applied, metadata: { ...am, name } };
         const merged = serverSideApply(undefined, base, ctx.manager, true, av, this.keyFn(t), this.hasStatus(t, version), now());
-        return this.commitNew(t, this.prepareCreate(t, version, ns, merged), ctx.dryRun);
+        return this.commitNew(t, this.prepareCreate(t, version, ns, merged, true), ctx.dryRun);
       }
       if (am.resourceVersion && String(am.resourceVersion) !== String(cur.rv)) {
         throw conflict(t.group, t.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');

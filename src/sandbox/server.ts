@@ -307,7 +307,7 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
       }
       if (t.namespaced && !ns) throw methodNotAllowed(`the server does not allow this method on the requested resource: create ${t.plural} needs a namespace in the path`);
       const obj = decodeBody(body, req.headers['content-type']);
-      const r = d.resources.create(t, version, ns, obj, ctx);
+      const r = d.resources.create(t, version, ns, obj, ctx, true);
       return send(res, r.code, d.resources.render(t, version, r.json));
     }
     case 'PUT': {
