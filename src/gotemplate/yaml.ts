@@ -588,7 +588,11 @@ export function marshalYAML(v: unknown): string {
 
 const yamlOpts = {
   version: '1.1' as const,
-  customTags: (tags: any[]) => tags.filter((t: any) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'),
+  customTags: (tags: any[]) => [
+    ...tags.filter((t: any) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'),
+    // explicit !!float on an integer-looking scalar (yaml.v2 accepts it)
+    { tag: 'tag:yaml.org,2002:float', resolve: (s: string) => Number(s.replace(/_/g, '')) },
+  ],
   uniqueKeys: false,
   merge: true,
   intAsBigInt: true,

@@ -92,7 +92,8 @@ function zoneAt(zone: Zone, unixSec: number): { offset: number; abbr: string } {
   let abbr = parts.find((p) => p.type === 'timeZoneName')?.value ?? '';
   if (/^(GMT|UTC)([+-]|$)/.test(abbr)) {
     const known = ABBR[name];
-    if (known) {
+    if (offset % 60 !== 0) abbr = 'LMT'; // local mean time before standard zones
+    else if (known) {
       // pick standard or summer by comparing with January's offset
       const jan = zoneOffsetOnly(name, Date.UTC(new Date(unixSec * 1000).getUTCFullYear(), 0, 1) / 1000);
       abbr = offset === jan ? known[0] : known[1];
