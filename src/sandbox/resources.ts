@@ -20,6 +20,7 @@ import { recordUpdate, serverSideApply, type KeyFn } from './apply.js';
 import { Registry, applySchemaDefaults, joinApiVersion, splitApiVersion, typeFromCrd, typeKey, type ResourceType } from './registry.js';
 import { Store, objectKey, type Entry } from './store.js';
 import { GarbageCollector } from './gc.js';
+import { validateCustomResource } from './schema.js';
 import { setCrdStatus, validateName, validateObject, validateUpdate } from './validation.js';
 import type { FieldSelector, LabelSelector, Labels } from './selectors.js';
 
@@ -317,7 +318,10 @@ export class Resources {
       }
       if (!o.type) o.type = 'Opaque';
     }
-    if (!t.builtin) applySchemaDefaults(o, t.schemas?.[version]);
+    if (!t.builtin) {
+      applySchemaDefaults(o, t.schemas?.[version]);
+      validateCustomResource(t, version, o);
+    }
     validateObject(t, o, this.registry);
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') setCrdStatus(o);
     return o;
@@ -402,7 +406,10 @@ export class Resources {
       m.generation = deepEqual(specPart(old, sub), specPart(next, sub)) ? g : g + 1;
     }
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition' && subresource !== 'status') setCrdStatus(next, old);
-    if (!t.builtin) applySchemaDefaults(next, t.schemas?.[version]);
+    if (!t.builtin) {
+      applySchemaDefaults(next, t.schemas?.[version]);
+      validateCustomResource(t, version, next);
+    }
     validateObject(t, next, this.registry);
     validateUpdate(t, old, next);
     if (deepEqual(stripVolatile(old), stripVolatile(next))) {

@@ -185,3 +185,46 @@ test('custom resources get the defaults of their schema', async () => {
     assert.deepEqual(w.spec, { mode: 'slow', items: [{ weight: 10 }, { weight: 2 }], size: 1 });
   });
 });
+
+test('custom resources are validated against their schema (422 Invalid)', async () => {
+  await withSandbox(async ({ kc, custom }) => {
+    const def = crd();
+    def.spec.versions = [def.spec.versions[0]];
+    def.spec.versions[0].schema = {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            required: ['size'],
+            properties: {
+              size: { type: 'integer', minimum: 1 },
+              mode: { type: 'string', _enum: ['fast', 'slow'] },
+              port: { x_kubernetes_int_or_string: true },
+            },
+          },
+        },
+      },
+    };
+    await kc.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({ body: def });
+    const make = (spec: unknown): Promise<unknown> =>
+      custom.createNamespacedCustomObject({
+        group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets',
+        body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { generateName: 'v-' }, spec },
+      });
+    await make({ size: 2, mode: 'fast', port: 'http' });
+    await make({ size: 2, port: 80 });
+    const wrongType = await failure(make({ size: 'big' }));
+    assert.equal(wrongType.code, 422);
+    assert.equal(wrongType.status.reason, 'Invalid');
+    assert.equal(wrongType.status.details.causes[0].field, 'spec.size');
+    assert.match(wrongType.status.message, /spec\.size in body must be of type integer/);
+    const missing = await failure(make({ mode: 'fast' }));
+    assert.equal(missing.status.details.causes[0].field, 'spec.size');
+    assert.equal(missing.status.details.causes[0].type, 'FieldValueRequired');
+    const badEnum = await failure(make({ size: 1, mode: 'medium' }));
+    assert.match(badEnum.status.message, /Unsupported value: "medium"/);
+    const tooSmall = await failure(make({ size: 0 }));
+    assert.equal(tooSmall.code, 422);
+  });
+});
