@@ -1,5 +1,17 @@
 /** Sprig crypto functions: hashes are in strings.ts; here passwords, AES, keys and certificates. */
-import { createCipheriv, createDecipheriv, createHash, createHmac, generateKeyPairSync, randomBytes, scryptSync, createPrivateKey } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  scryptSync,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import bcryptjs from 'bcryptjs';
 import forge from 'node-forge';
 import type { FuncDef } from '../exec.js';
@@ -123,25 +135,56 @@ export class Certificate {
   ) {}
 }
 
-function rsaKeys(): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string } {
+interface KeyPair {
+  key: KeyObject; // private
+  pem: string; // as sprig returns it (PKCS#1 / SEC1 / PKCS#8)
+}
+
+function pemForKey(k: KeyObject): string {
+  switch (k.asymmetricKeyType) {
+    case 'rsa':
+      return k.export({ type: 'pkcs1', format: 'pem' }).toString();
+    case 'ec':
+      return k.export({ type: 'sec1', format: 'pem' }).toString();
+    default:
+      return k.export({ type: 'pkcs8', format: 'pem' }).toString();
+  }
+}
+
+function rsaKeys(): KeyPair {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const priv = forge.pki.privateKeyFromPem(pem);
-  const pub = forge.pki.setRsaPublicKey((priv as any).n, (priv as any).e);
-  return { pub, priv, pem };
+  return { key: privateKey, pem: pemForKey(privateKey) };
 }
 
-function keysFromPem(pem: string): { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string } {
-  if (!/-----BEGIN [A-Z ]+-----/.test(pem)) throw new Error('parsing private key: no PEM data in input');
-  const k = createPrivateKey(pem);
-  const pkcs1 = k.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const priv = forge.pki.privateKeyFromPem(pkcs1);
-  const pub = forge.pki.setRsaPublicKey((priv as any).n, (priv as any).e);
-  return { pub, priv, pem: pkcs1 };
+function keysFromPem(pem: string): KeyPair {
+  if (!/-----BEGIN [A-Z0-9 ]+-----/.test(pem)) throw new Error('parsing private key: no PEM data in input');
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch (e) {
+    throw new Error('parsing private key: unsupported key type', { cause: e });
+  }
+  return { key, pem: pemForKey(key) };
 }
 
-function serial(): string {
-  return '00' + randomBytes(16).toString('hex');
+const asn1 = forge.asn1;
+const derOf = (node: forge.asn1.Asn1): Buffer => Buffer.from(asn1.toDer(node).getBytes(), 'binary');
+
+function sigAlg(key: KeyObject): { oid: string; params: boolean; hash: string | null } {
+  switch (key.asymmetricKeyType) {
+    case 'ec':
+      return { oid: '1.2.840.10045.4.3.2', params: false, hash: 'sha256' };
+    case 'ed25519':
+      return { oid: '1.3.101.112', params: false, hash: null };
+    default:
+      return { oid: '1.2.840.113549.1.1.11', params: true, hash: 'sha256' };
+  }
+}
+
+function algId(a: { oid: string; params: boolean }): forge.asn1.Asn1 {
+  const parts = [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(a.oid).getBytes())];
+  if (a.params) parts.push(asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, ''));
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, parts);
 }
 
 function makeCert(
@@ -150,11 +193,14 @@ function makeCert(
   dns: unknown[],
   days: number,
   isCA: boolean,
-  keys: { pub: forge.pki.PublicKey; priv: forge.pki.PrivateKey; pem: string },
-  signer?: { cert: forge.pki.Certificate; key: forge.pki.PrivateKey },
+  keys: KeyPair,
+  signer?: { cert: forge.pki.Certificate; key: KeyObject },
 ): Certificate {
+  // Build the TBSCertificate with forge (dummy RSA key), then put in the real public key and the
+  // signature algorithm, and sign with node:crypto (RSA, ECDSA and Ed25519 keys all work).
   const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.pub;
+  const dummy = forge.pki.setRsaPublicKey(new forge.jsbn.BigInteger('3'), new forge.jsbn.BigInteger('3'));
+  cert.publicKey = dummy;
   cert.serialNumber = serial();
   const now = new Date();
   cert.validity.notBefore = now;
@@ -171,14 +217,34 @@ function makeCert(
   if (!isCA) exts.push({ name: 'extKeyUsage', serverAuth: true, clientAuth: true });
   if (altNames.length) exts.push({ name: 'subjectAltName', altNames });
   cert.setExtensions(exts);
-  cert.sign((signer?.key ?? keys.priv) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
-  return new Certificate(forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n'), keys.pem);
+  const signKey = signer?.key ?? keys.key;
+  const alg = sigAlg(signKey);
+  (cert as any).siginfo.algorithmOid = forge.pki.oids.sha256WithRSAEncryption;
+  (cert as any).signatureOid = forge.pki.oids.sha256WithRSAEncryption;
+  const tbs = (forge.pki as any).getTBSCertificate(cert);
+  const spkiDer = createPublicKey(keys.key).export({ type: 'spki', format: 'der' });
+  // children: [version, serial, signature, issuer, validity, subject, spki, extensions]
+  tbs.value[2] = algId(alg);
+  tbs.value[6] = asn1.fromDer(spkiDer.toString('binary'));
+  const tbsDer = derOf(tbs);
+  const sig = sign(alg.hash, tbsDer, signKey);
+  const full = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    tbs,
+    algId(alg),
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.BITSTRING, false, '\x00' + sig.toString('binary')),
+  ]);
+  const b64 = derOf(full).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n$/, '');
+  return new Certificate(`-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`, keys.pem);
 }
 
-function caFrom(ca: unknown): { cert: forge.pki.Certificate; key: forge.pki.PrivateKey } {
+function serial(): string {
+  return '00' + randomBytes(16).toString('hex');
+}
+
+function caFrom(ca: unknown): { cert: forge.pki.Certificate; key: KeyObject } {
   const c = ca as Certificate;
   if (!c || typeof c.Cert !== 'string') throw new Error('error parsing CA certificate');
-  return { cert: forge.pki.certificateFromPem(c.Cert), key: keysFromPem(c.Key).priv };
+  return { cert: forge.pki.certificateFromPem(c.Cert), key: keysFromPem(c.Key).key };
 }
 
 const n = (v: unknown): number => Number(v instanceof GoInt ? v.v : (v as bigint));
