@@ -643,6 +643,10 @@ export class YAMLError extends Error {}
 
 /** Parses one YAML document like yaml.v2 → JSON; throws "error converting YAML to JSON: yaml: ..." */
 export function parseYAMLAsJSON(text: string): unknown {
+  // a flow collection used as a key after "key: " on the same line: yaml.v2's scanner refuses it
+  if (/^[ \t]*[^#'"\s][^#'"]*:[ \t]+[[{][^#'"]*[\]}][ \t]*:([ \t]|$)/m.test(text)) {
+    throw new YAMLError('error converting YAML to JSON: yaml: mapping values are not allowed in this context');
+  }
   let doc: YAML.Document.Parsed;
   try {
     const docs = YAML.parseAllDocuments(text, yamlOpts as any);
