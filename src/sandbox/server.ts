@@ -408,6 +408,7 @@ async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version
 }
 
 const LIST_BATCH = 256;
+const SLOW_WATCHER_BYTES = 64 * 1024 * 1024;
 
 function watch(
   d: ServerDeps,
@@ -466,6 +467,8 @@ function watch(
     format,
     write: (line) => {
       res.write(line);
+      // a watcher that stops reading is dropped (as the API server does) rather than buffered forever
+      if (res.writableLength > SLOW_WATCHER_BYTES) w.close();
     },
     end: () => {
       for (const tm of timers) clearTimeout(tm);
