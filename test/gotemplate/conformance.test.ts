@@ -46,13 +46,15 @@ function runCase(c: Case): string | null {
   return out === c.expected ? null : `got ${JSON.stringify(out)}, want ${JSON.stringify(c.expected)}`;
 }
 
-function check(name: string, cases: Case[]): void {
-  test(`${name}: ${cases.length} cases match Go`, () => {
+const skipped = (c: Case): boolean => !!c.tags?.some((t) => t === 'go119' || t === 'go-range-int');
+
+function check(name: string, all: Case[]): void {
+  const cases = all.filter((c) => !skipped(c));
+  test(`${name}: ${cases.length} cases match Go (${all.length - cases.length} Go 1.19/1.23-only cases skipped)`, () => {
     const unexpected: string[] = [];
     const fixed: string[] = [];
     let passed = 0;
     for (const c of cases) {
-      if (c.tags?.includes('go119') || c.tags?.includes('go-range-int')) continue;
       const why = runCase(c);
       if (why === null) {
         passed++;
