@@ -1,9 +1,15 @@
 // Benchmark of the template engine on a chart-sized template set: helpers called with include,
 // range over 200 items, toYaml of nested values, about 3,000 lines of output per render.
 //
-//   node --import tsx bench/gotemplate.ts [--seconds N]
+//   node --import tsx bench/gotemplate.ts [--seconds N] [--go N]
 //
 // Prints the output size, parse time, and renders per second (parse once, execute many).
+// With --go N (and the Go reference built: tools/gotemplate-ref/build.sh), it also renders the shared
+// benchmark chart of tools/gotemplate-bench-chart.ts N times in the same run with both engines,
+// checks that the outputs are identical, and prints the TS/Go time ratio (below 1.0: faster than Go).
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TemplateSet } from '../src/gotemplate/index.js';
 
 const HELPERS = `{{/* helpers */}}
@@ -177,3 +183,80 @@ const elapsed = (performance.now() - start) / 1000;
 console.log(`template set: ${Object.keys(files).length} files, parse ${parseMs.toFixed(1)} ms`);
 console.log(`output: ${lines} lines, ${out.length} bytes per render`);
 console.log(`renders: ${n} in ${elapsed.toFixed(2)} s = ${(n / elapsed).toFixed(1)} renders/s (${((elapsed / n) * 1000).toFixed(2)} ms each)`);
+
+// ---------------------------------------------------------------------------------------------
+// comparison with Go on the shared chart (optional)
+
+interface GoSet {
+  templates: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/** Helm's parse order: deeper files first, then reverse name order. */
+function helmOrder(names: string[]): string[] {
+  return [...names].sort((a, b) => {
+    const ca = a.split('/').length;
+    const cb = b.split('/').length;
+    if (ca !== cb) return cb - ca;
+    return a > b ? -1 : a < b ? 1 : 0;
+  });
+}
+
+function renderChart(set: TemplateSet, names: string[], values: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    if (n.split('/').pop()!.startsWith('_')) continue;
+    const i = n.lastIndexOf('/templates/');
+    const basePath = i >= 0 ? n.slice(0, i + '/templates'.length) : dirname(n);
+    out[n] = set.render(n, { ...values, Template: { Name: n, BasePath: basePath } });
+  }
+  return out;
+}
+
+async function compareWithGo(n: number): Promise<void> {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const chartMod = resolve(root, 'tools/gotemplate-bench-chart.ts');
+  const refMod = resolve(root, 'tools/gotemplate-ref.ts');
+  if (!existsSync(chartMod) || !existsSync(refMod)) {
+    console.log('go: tools/gotemplate-bench-chart.ts or tools/gotemplate-ref.ts missing; skipped');
+    return;
+  }
+  const { benchChartSet } = (await import(pathToFileURL(chartMod).href)) as { benchChartSet: () => GoSet };
+  const ref = (await import(pathToFileURL(refMod).href)) as {
+    renderSetWithGo: (s: GoSet) => { rendered?: Record<string, string>; error?: string } | null;
+    benchWithGo: (s: GoSet, n: number) => { executeOnly: { perRenderMs: number }; parseAndExecute: { perRenderMs: number }; outputLines: number } | null;
+  };
+  const chart = benchChartSet();
+  const names = helmOrder(Object.keys(chart.templates));
+  const parseSet = (): TemplateSet => {
+    const s = new TemplateSet();
+    for (const name of names) s.parse(name, chart.templates[name]);
+    return s;
+  };
+  const set = parseSet();
+  const mine = renderChart(set, names, structuredClone(chart.values));
+  const go = ref.renderSetWithGo(chart);
+  if (go === null) {
+    console.log('go: reference binary not built (tools/gotemplate-ref/build.sh); skipped');
+    return;
+  }
+  const same = go.rendered !== undefined && Object.keys(go.rendered).every((k) => go.rendered![k] === mine[k]);
+  const lines = Object.values(mine).join('\n').split('\n').length;
+  console.log(`go chart: ${names.length} files, ${lines} lines; outputs identical to Go: ${same ? 'yes' : 'NO'}`);
+  const time = (f: () => void): number => {
+    for (let i = 0; i < Math.min(20, n); i++) f();
+    const t = performance.now();
+    for (let i = 0; i < n; i++) f();
+    return (performance.now() - t) / n;
+  };
+  const execMs = time(() => renderChart(set, names, chart.values));
+  const fullMs = time(() => renderChart(parseSet(), names, chart.values));
+  const g = ref.benchWithGo(chart, n);
+  if (!g) return;
+  const fmt = (x: number): string => x.toFixed(3);
+  console.log(`execute only:      TS ${fmt(execMs)} ms, Go ${fmt(g.executeOnly.perRenderMs)} ms, ratio TS/Go ${(execMs / g.executeOnly.perRenderMs).toFixed(2)}`);
+  console.log(`parse + execute:   TS ${fmt(fullMs)} ms, Go ${fmt(g.parseAndExecute.perRenderMs)} ms, ratio TS/Go ${(fullMs / g.parseAndExecute.perRenderMs).toFixed(2)}`);
+}
+
+const goIdx = process.argv.indexOf('--go');
+if (goIdx >= 0) await compareWithGo(Number(process.argv[goIdx + 1]) || 200);
