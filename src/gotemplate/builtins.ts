@@ -109,12 +109,12 @@ export function goIndex(item: unknown, indexes: unknown[]): unknown {
     if (isNil(cur)) throw new Error('index of nil pointer');
     if (Array.isArray(cur)) {
       const x = indexArg(index, cur.length);
-      if (x === cur.length) throw new Error(`index out of range: ${x}`);
+      if (x === cur.length) throw new Error('reflect: slice index out of range');
       cur = cur[x];
     } else if (typeof cur === 'string') {
       const b = utf8(cur);
       const x = indexArg(index, b.length);
-      if (x === b.length) throw new Error(`index out of range: ${x}`);
+      if (x === b.length) throw new Error('reflect: string index out of range');
       cur = new GoInt('uint8', BigInt(b[x]));
     } else if (isMap(cur)) {
       if (isNil(index)) throw new Error('value is nil; should be of type string');

@@ -130,10 +130,11 @@ export class State {
   }
 
   // ---- errors ----
-  errorf(msg: string): never {
+  errorf(msg: string, cause?: unknown): never {
     const name = this.tmplName;
-    if (!this.node) throw new TemplateExecError(`template: ${name}: ${msg}`);
-    throw new TemplateExecError(`template: ${errorLocation(this.node)}: executing ${JSON.stringify(name)} at <${str(this.node)}>: ${msg}`);
+    const opts = cause === undefined ? undefined : { cause };
+    if (!this.node) throw new TemplateExecError(`template: ${name}: ${msg}`, opts);
+    throw new TemplateExecError(`template: ${errorLocation(this.node)}: executing ${JSON.stringify(name)} at <${str(this.node)}>: ${msg}`, opts);
   }
   at(n: Node): void {
     this.node = n;
@@ -504,13 +505,15 @@ export class State {
       const v = this.evalArg(dot, dotBoxed, 'reflect.Value', args[0]);
       if (isNil(v) && !this.lastBoxed) {
         this.at(node);
-        this.errorf('error calling len: reflect: call of reflect.Value.Type on zero Value');
+        const e = new Error('reflect: call of reflect.Value.Type on zero Value');
+        this.errorf(`error calling len: ${e.message}`, e);
       }
       return this.callFn(def, [v], node, name);
     }
     if (isBuiltin && name === 'len' && final !== MISSING && isNil(final)) {
       this.at(node);
-      this.errorf('error calling len: reflect: call of reflect.Value.Type on zero Value');
+      const e = new Error('reflect: call of reflect.Value.Type on zero Value');
+      this.errorf(`error calling len: ${e.message}`, e);
     }
     const argv: unknown[] = new Array(numIn);
     let i = 0;
@@ -535,7 +538,7 @@ export class State {
     } catch (e) {
       if (e instanceof TemplateLimitError || isStackOverflow(e)) throw e;
       this.at(node);
-      this.errorf(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`);
+      this.errorf(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, e);
     }
     this.lastBoxed = false;
     return result;

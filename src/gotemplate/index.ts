@@ -26,6 +26,7 @@ export { SemverVersion } from './funcs/semver.js';
 export { sprintf, sprint, formatValue } from './fmt.js';
 export { marshalYAML } from './yaml.js';
 export { marshalJSON } from './json.js';
+export { helmErrorMessage } from './helmerror.js';
 
 export interface RenderOptions extends ExecOptions {
   /** template name used in error messages (default "main") */
