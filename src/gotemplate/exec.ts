@@ -432,9 +432,9 @@ export class State {
     }
     const typ = boxed ? 'interface {}' : typeName(receiver);
     const hasArgs = (args !== null && args.length > 1) || final !== MISSING;
-    if (typeof receiver === 'object') {
+    if (typeof receiver === 'object' && !Array.isArray(receiver)) {
       const m = isMap(receiver);
-      const prop = m ? (Object.prototype.hasOwnProperty.call(receiver, fieldName) ? (receiver as any)[fieldName] : undefined) : (receiver as any)[fieldName];
+      const prop = m ? (Object.prototype.hasOwnProperty.call(receiver, fieldName) ? (receiver as any)[fieldName] : undefined) : structMember(receiver as object, fieldName);
       if (typeof prop === 'function') {
         const def: FuncDef = { params: [], variadic: 'interface {}', fn: (a) => prop.apply(receiver, a) };
         return this.evalCall(dot, dotBoxed, def, false, node, fieldName, args, final);
@@ -454,7 +454,7 @@ export class State {
         }
         return prop;
       }
-      if (isStruct(receiver) && !Array.isArray(receiver) && fieldName in (receiver as object)) {
+      if (isStruct(receiver) && prop !== undefined) {
         if (hasArgs) this.errorf(`${fieldName} has arguments but cannot be invoked as function`);
         this.lastBoxed = false;
         return prop;
@@ -628,6 +628,22 @@ export class State {
     if (typ === 'time.Time' && actual === 'time.Time') return value;
     this.errorf(`wrong type for value; expected ${typ}; got ${actual}`);
   }
+}
+
+const BUILTIN_PROTOS = new Set<object>([Object.prototype, Function.prototype, Array.prototype]);
+
+/**
+ * A field or method of a struct-like object: own properties and members of the object's own
+ * classes; never JS built-ins (constructor, __proto__, toString ...), so templates cannot reach them.
+ */
+function structMember(obj: object, name: string): unknown {
+  if (name === 'constructor' || name === '__proto__' || name === 'prototype') return undefined;
+  let o: object | null = obj;
+  while (o !== null && !BUILTIN_PROTOS.has(o)) {
+    if (Object.prototype.hasOwnProperty.call(o, name)) return (obj as any)[name];
+    o = Object.getPrototypeOf(o);
+  }
+  return undefined;
 }
 
 /** A JS stack overflow (V8 reports it as a RangeError, or as a SyntaxError from a regexp compile). */

@@ -147,3 +147,15 @@ test('value model: YAML/JSON numbers are float64, template literals are int', ()
   assert.equal(renderString('{{ .n }}|{{ 1000000 }}|{{ printf "%T %T" .n 1 }}', { n: 1000000 }), '1e+06|1000000|float64 int');
   assert.throws(() => renderString('{{ eq .n 1 }}', { n: 1 }), /incompatible types for comparison/);
 });
+
+test('safety: JS built-ins are not reachable as fields or methods', () => {
+  class Obj {
+    Name = 'x';
+  }
+  assert.throws(() => renderString('{{ .constructor }}', new Obj()), /can't evaluate field constructor/);
+  assert.throws(() => renderString('{{ .toString }}', new Obj()), /can't evaluate field toString/);
+  assert.throws(() => renderString('{{ .__proto__ }}', new Obj()), /can't evaluate field __proto__/);
+  assert.equal(renderString('[{{ .constructor }}{{ .toString }}]', {}), '[]');
+  assert.throws(() => renderString('{{ .l.map }}', { l: [1] }), /can't evaluate field map in type interface \{\}/);
+  assert.throws(() => renderString('{{ .length }}', [1]), /can't evaluate field length in type \[\]interface \{\}/);
+});
