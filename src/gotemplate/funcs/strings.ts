@@ -199,9 +199,14 @@ function splitWords(s: string): string[] {
       if (k === 'U' && (pk === 'L' || pk === 'D' || (pk === 'U' && nk === 'L'))) {
         words.push(cur);
         cur = '';
-      } else if (k === 'D' && pk !== 'D' && pk !== 'U' && pk !== 'L') {
-        words.push(cur);
-        cur = '';
+      } else if (k === 'D' && pk !== 'D') {
+        // "HTTP2xx" -> HTTP, 2xx; "Bld4Floor" -> Bld4, Floor (xstrings)
+        let j = i;
+        while (j < chars.length && kind(chars[j]) === 'D') j++;
+        if (j < chars.length && kind(chars[j]) === 'L') {
+          words.push(cur);
+          cur = '';
+        }
       }
     }
     cur += c;
