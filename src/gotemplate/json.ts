@@ -211,7 +211,8 @@ export function checkJSONSyntax(s: string): string | null {
     for (const w of ['true', 'false', 'null']) {
       if (c === w[0]) {
         for (let k = 1; k < w.length; k++) {
-          if (i + k >= n) eof();
+          // at the end Go's scanner steps a space: the literal is then invalid
+          if (i + k >= n) fail(`invalid character ' ' in literal ${w} (expecting ${quoteChar(w[k])})`);
           if (s[i + k] !== w[k]) {
             i += k;
             fail(`invalid character ${quoteChar(s[i])} in literal ${w} (expecting ${quoteChar(w[k])})`);
@@ -265,20 +266,20 @@ export function checkJSONSyntax(s: string): string | null {
   const num = (): void => {
     if (s[i] === '-') {
       i++;
-      if (i >= n) eof();
+      if (i >= n) fail(`invalid character ' ' in numeric literal`);
       if (!(s[i] >= '0' && s[i] <= '9')) fail(`invalid character ${quoteChar(s[i])} in numeric literal`);
     }
     if (s[i] === '0') i++;
     else digits();
     if (i < n && s[i] === '.') {
       i++;
-      if (i >= n) eof();
+      if (i >= n) fail(`invalid character ' ' after decimal point in numeric literal`);
       if (digits() === 0) fail(`invalid character ${quoteChar(s[i])} after decimal point in numeric literal`);
     }
     if (i < n && (s[i] === 'e' || s[i] === 'E')) {
       i++;
       if (i < n && (s[i] === '+' || s[i] === '-')) i++;
-      if (i >= n) eof();
+      if (i >= n) fail(`invalid character ' ' in exponent of numeric literal`);
       if (digits() === 0) fail(`invalid character ${quoteChar(s[i])} in exponent of numeric literal`);
     }
   };

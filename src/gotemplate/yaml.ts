@@ -8,7 +8,8 @@
 import YAML from 'yaml';
 import { formatFloat } from './floatfmt.js';
 import { jsonFloat } from './json.js';
-import { GoInt, byteLength, isMap, isNil, isNilSlice } from './values.js';
+import { sprintf } from './fmt.js';
+import { GoInt, byteLength, fromUtf8, isMap, isNil, isNilSlice } from './values.js';
 
 // ---------------------------------------------------------------------------------------------
 // value normalisation (what json.Marshal + yaml.v2 Unmarshal produce)
@@ -604,6 +605,7 @@ function jsonify(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'number' && !Number.isFinite(v)) throw new YAMLError(`error converting YAML to JSON: json: unsupported value: ${formatFloat(v, 'g', -1)}`);
   if (v instanceof Date) return v.toISOString();
+  if (v instanceof Uint8Array) return fromUtf8(v);
   if (Array.isArray(v)) return v.map(jsonify);
   if (v instanceof Map) {
     const o: Record<string, unknown> = {};
@@ -611,7 +613,7 @@ function jsonify(v: unknown): unknown {
       if (k === null || k === undefined) {
         throw new YAMLError(`error converting YAML to JSON: Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goSyntaxValue(val)}`);
       }
-      if (typeof k === 'object') throw new YAMLError('error converting YAML to JSON: yaml: mapping values are not allowed in this context');
+      if (typeof k === 'object') throw new YAMLError(`error converting YAML to JSON: yaml: invalid map key: ${goSyntaxKey(k)}`);
       o[keyString(k)] = jsonify(val);
     }
     return o;
@@ -622,6 +624,17 @@ function jsonify(v: unknown): unknown {
     return o;
   }
   return v;
+}
+
+function goSyntaxKey(k: unknown): string {
+  if (Array.isArray(k)) return sprintf('%#v', [k.map((x) => jsonifyLoose(x))]);
+  if (k instanceof Map) return 'map[interface {}]interface {}{...}';
+  return sprintf('%#v', [k]);
+}
+function jsonifyLoose(v: unknown): unknown {
+  if (typeof v === 'bigint') return v;
+  if (Array.isArray(v)) return v.map(jsonifyLoose);
+  return v instanceof Map ? null : v;
 }
 
 function goSyntaxValue(v: unknown): string {
@@ -660,6 +673,14 @@ export function parseYAMLAsJSON(text: string): unknown {
   if (doc.errors.length > 0) {
     throw new YAMLError(`error converting YAML to JSON: yaml: ${goYamlMessage(doc.errors[0], text)}`);
   }
+  // yaml.v2 keeps an out-of-range float such as 1e1000 as a string; only .inf is infinite
+  YAML.visit(doc, {
+    Scalar(_k, node) {
+      if (typeof node.value === 'number' && !Number.isFinite(node.value) && !Number.isNaN(node.value) && node.source !== undefined && !/^[-+]?\.inf$/i.test(node.source)) {
+        node.value = node.source;
+      }
+    },
+  });
   let v: unknown;
   try {
     v = doc.toJS({ mapAsMap: true, maxAliasCount: 10000 });
@@ -672,19 +693,32 @@ export function parseYAMLAsJSON(text: string): unknown {
 }
 
 function goYamlMessage(err: YAML.YAMLError, text: string): string {
-  const line = err.linePos?.[0]?.line ?? 1;
+  const line = err.linePos?.[0]?.line ?? 1; // 1-based line of the error
   const m = err.message;
-  if (err.code === 'TAB_AS_INDENT') return `line ${line}: found character that cannot start any token`;
-  if (err.code === 'MISSING_CHAR' && /quote/.test(m)) return 'found unexpected end of stream';
+  const code = err.code as string;
+  // yaml.v2 prints scanner errors with the 1-based line (none on the first line) and parser
+  // errors with the 0-based line of the offending token; the end of input counts as a new line.
+  const scanner = (msg: string, l = line): string => (l > 1 ? `line ${l}: ${msg}` : msg);
+  const parser = (msg: string, l0: number): string => (l0 > 0 ? `line ${l0}: ${msg}` : msg);
+  const eofLine = (text.match(/\n/g)?.length ?? 0) + (text.endsWith('\n') ? 0 : 1);
+  if (code === 'TAB_AS_INDENT' || code === 'BAD_SCALAR_START') return scanner('found character that cannot start any token');
+  if (code === 'MISSING_CHAR' && /quote/.test(m)) return scanner('found unexpected end of stream', (text.match(/\n/g)?.length ?? 0) + 1);
   if (/Flow (sequence|map)/.test(m)) {
     const open = /sequence/.test(m) ? '[' : '{';
     const close = open === '[' ? ']' : '}';
     const after = text.slice(text.lastIndexOf(open) + 1);
-    if (after.trim() === '') return `line ${line}: did not find expected node content`;
-    return `line ${line}: did not find expected ',' or '${close}'`;
+    if (after.trim() === '') return parser('did not find expected node content', eofLine);
+    return parser(`did not find expected ',' or '${close}'`, eofLine);
   }
-  if (/All mapping items must start at the same column/.test(m) && /^\s*-/m.test(text)) return `line ${Math.max(line - 1, 1)}: did not find expected '-' indicator`;
-  if (err.code === 'BLOCK_AS_IMPLICIT_KEY' || err.code === 'MULTILINE_IMPLICIT_KEY') return `line ${line}: mapping values are not allowed in this context`;
-  if (err.code === 'BAD_INDENT') return `line ${line}: did not find expected key`;
-  return `line ${line}: did not find expected node content`;
+  if (code === 'BLOCK_AS_IMPLICIT_KEY' || code === 'MULTILINE_IMPLICIT_KEY') return scanner('mapping values are not allowed in this context');
+  if (code === 'BAD_INDENT' || /must start at the same column/.test(m) || code === 'UNEXPECTED_TOKEN') {
+    // a '-' was expected after a sequence item, a key otherwise
+    const lines = text.split('\n');
+    let p = line - 2;
+    while (p >= 0 && lines[p].trim() === '') p--;
+    const prev = p >= 0 ? lines[p] : '';
+    const what = /^\s*- /.test(prev) || /^\s*-$/.test(prev) ? "'-' indicator" : 'key';
+    return parser(`did not find expected ${what}`, line - 1);
+  }
+  return parser('did not find expected node content', line - 1);
 }

@@ -1,7 +1,7 @@
 /** Helm's own template functions (helm/pkg/engine/funcs.go and engine.go), written anew. */
 import type { ExecContext, FuncDef } from '../exec.js';
 import { TemplateExecError, executeTree as executeTreeLazy, isStackOverflow } from '../exec.js';
-import { decodeJSON, marshalJSON, unmarshalJSON } from '../json.js';
+import { decodeJSON, marshalJSON } from '../json.js';
 import { marshalYAML, parseYAMLAsJSON } from '../yaml.js';
 import { isMap, isNil, typeName } from '../values.js';
 import { goQuote } from '../strconv.js';
@@ -130,9 +130,11 @@ function fromJSON(s: string): Record<string, unknown> {
 
 function fromJSONArray(s: string): unknown[] {
   try {
-    const v = unmarshalJSON(s);
-    if (isNil(v)) return [];
+    const d = decodeJSON(s);
+    const v = d.value;
+    if (isNil(v)) return d.typeError ? [d.typeError] : [];
     if (!Array.isArray(v)) return [`json: cannot unmarshal ${jsonKind(v)} into Go value of type []interface {}`];
+    if (d.typeError) return [d.typeError];
     return v;
   } catch (e) {
     return [(e as Error).message];
