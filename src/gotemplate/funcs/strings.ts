@@ -35,6 +35,10 @@ export function goMapCase(s: string, upper: boolean): string {
   if (m.length === s.length && !/[\u0130\u0131\u03c2\u1e9e\u2126\u212a\u212b]/.test(s)) return m;
   let out = '';
   for (const ch of s) {
+    if (!upper && ch === '\u0130') {
+      out += 'i'; // Go's simple mapping of İ
+      continue;
+    }
     const c = upper ? ch.toUpperCase() : ch.toLowerCase();
     out += [...c].length === 1 ? c : ch;
   }
@@ -104,13 +108,14 @@ function swapcase(s: string): string {
   return out;
 }
 
+/** goutils.Initials: works on bytes (each byte taken as a rune), as Go's does. */
 function initials(s: string): string {
   let out = '';
   let ws = true;
-  for (const ch of s) {
-    if (/\s/u.test(ch)) ws = true;
+  for (const b of utf8(s)) {
+    if ((b >= 9 && b <= 13) || b === 32 || b === 0x85 || b === 0xa0) ws = true;
     else if (ws) {
-      out += ch;
+      out += String.fromCharCode(b);
       ws = false;
     }
   }
@@ -179,78 +184,144 @@ function wrapCustom(str: string, wrapLength: number, newLine: string, wrapLongWo
   return out + s(offset);
 }
 
-// --- xstrings case conversions (approximation of huandu/xstrings 1.3) ---
-function splitWords(s: string): string[] {
-  const words: string[] = [];
-  let cur = '';
-  const chars = [...s];
-  const kind = (c: string): 'U' | 'L' | 'D' | 'S' => (/\p{Lu}/u.test(c) ? 'U' : /\p{L}/u.test(c) ? 'L' : /\p{Nd}/u.test(c) ? 'D' : 'S');
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i];
-    const k = kind(c);
-    if (k === 'S') {
-      if (cur) words.push(cur);
-      cur = '';
-      continue;
-    }
-    if (cur) {
-      const pk = kind(chars[i - 1]);
-      const nk = i + 1 < chars.length ? kind(chars[i + 1]) : 'S';
-      if (k === 'U' && (pk === 'L' || pk === 'D' || (pk === 'U' && nk === 'L'))) {
-        words.push(cur);
-        cur = '';
-      } else if (k === 'D' && pk !== 'D') {
-        // "HTTP2xx" -> HTTP, 2xx; "Bld4Floor" -> Bld4, Floor (xstrings)
-        let j = i;
-        while (j < chars.length && kind(chars[j]) === 'D') j++;
-        if (j < chars.length && kind(chars[j]) === 'L') {
-          words.push(cur);
-          cur = '';
-        }
-      }
-    }
-    cur += c;
-  }
-  if (cur) words.push(cur);
-  return words;
+// --- xstrings (huandu/xstrings 1.3) snake/kebab case: split into typed words, then join ---
+const enum W {
+  Invalid,
+  Number,
+  Upper,
+  Alpha,
+  Connector,
+  Punct,
+  Other,
 }
-const toDelimited = (s: string, sep: string): string => splitWords(s).map((w) => w.toLowerCase()).join(sep);
+const isConnectorCh = (c: string): boolean => c === '-' || c === '_' || /^\s$/u.test(c);
+const isPunctCh = (c: string): boolean => /^\p{P}$/u.test(c);
+const isUpperCh = (c: string): boolean => /^\p{Lu}$/u.test(c);
+const isLetterCh = (c: string): boolean => /^\p{L}$/u.test(c) && !/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u.test(c);
+const isNumberCh = (c: string): boolean => /^\p{N}$/u.test(c);
 
-function camelcase(s: string): string {
-  const isConn = (c: string): boolean => c === '-' || c === '_' || /\s/u.test(c);
-  const isUpper = (c: string): boolean => c !== c.toLowerCase() && c === c.toUpperCase();
-  const chars = [...s];
+/** xstrings nextWord over an array of runes starting at i; returns [type, end]. */
+function nextWord(r: string[], i: number): [W, number] {
+  const c = r[i];
+  let j = i + 1;
+  if (isConnectorCh(c)) {
+    while (j < r.length && isConnectorCh(r[j])) j++;
+    return [W.Connector, j];
+  }
+  if (isPunctCh(c)) {
+    while (j < r.length && isPunctCh(r[j])) j++;
+    return [W.Punct, j];
+  }
+  if (isUpperCh(c)) {
+    if (j >= r.length) return [W.Upper, j];
+    if (isUpperCh(r[j])) {
+      while (j < r.length && isUpperCh(r[j])) j++;
+      // "HTTPStatus": the S belongs to the next word
+      if (j < r.length && isLetterCh(r[j])) j--;
+    } else if (isLetterCh(r[j])) {
+      while (j < r.length && isLetterCh(r[j]) && !isUpperCh(r[j])) j++;
+    }
+    return [W.Upper, j];
+  }
+  if (isLetterCh(c)) {
+    while (j < r.length && isLetterCh(r[j]) && !isUpperCh(r[j])) j++;
+    return [W.Alpha, j];
+  }
+  if (isNumberCh(c)) {
+    while (j < r.length && isNumberCh(r[j])) j++;
+    return [W.Number, j];
+  }
+  while (j < r.length && !isConnectorCh(r[j]) && !isLetterCh(r[j]) && !isNumberCh(r[j]) && !isPunctCh(r[j])) j++;
+  return [W.Other, j];
+}
+
+function toDelimited(str: string, connector: string): string {
+  if (str === '') return '';
+  const r = [...str];
+  let out = '';
+  const lower = (wt: W, w: string): void => {
+    if (wt !== W.Upper && wt !== W.Connector) {
+      out += w;
+      return;
+    }
+    for (const ch of w) out += isConnectorCh(ch) ? connector : isUpperCh(ch) ? goMapCase(ch, false) : ch;
+  };
+  let pos = 0;
+  const take = (): [W, string] => {
+    if (pos >= r.length) return [W.Invalid, ''];
+    const [t, e] = nextWord(r, pos);
+    const w = r.slice(pos, e).join('');
+    pos = e;
+    return [t, w];
+  };
+  let [wt, word] = take();
+  while (pos < r.length) {
+    if (wt !== W.Connector) lower(wt, word);
+    const prev = wt;
+    const last = word;
+    [wt, word] = take();
+    if (prev === W.Number) {
+      while (wt === W.Alpha || wt === W.Number) {
+        lower(wt, word);
+        [wt, word] = take();
+      }
+      if (wt !== W.Invalid && wt !== W.Punct && wt !== W.Connector) out += connector;
+    } else if (prev === W.Connector) {
+      lower(prev, last);
+    } else if (prev === W.Punct) {
+      // nothing
+    } else {
+      if (wt !== W.Number) {
+        if (wt !== W.Connector && wt !== W.Punct) out += connector;
+        continue;
+      }
+      if (pos >= r.length) continue;
+      const num = word;
+      [wt, word] = take();
+      if (wt !== W.Alpha) {
+        lower(W.Number, num);
+        if (wt !== W.Connector && wt !== W.Punct) out += connector;
+        continue;
+      }
+      out += connector;
+      lower(W.Number, num);
+      while (wt === W.Alpha || wt === W.Number) {
+        lower(wt, word);
+        [wt, word] = take();
+      }
+      if (wt !== W.Invalid && wt !== W.Connector && wt !== W.Punct) out += connector;
+    }
+  }
+  lower(wt, word);
+  return out;
+}
+
+/** xstrings 1.3 ToCamelCase: upper after a connector, lower elsewhere; leading connectors kept. */
+function camelcase(str: string): string {
+  if (str === '') return '';
+  const r = [...str];
   let out = '';
   let i = 0;
   let r0 = '';
-  let firstUpper = false;
-  for (; i < chars.length; i++) {
-    r0 = chars[i];
-    if (!isConn(r0)) {
-      firstUpper = isUpper(r0);
+  while (i < r.length) {
+    r0 = r[i++];
+    if (!isConnectorCh(r0)) {
       r0 = goMapCase(r0, true);
-      i++;
       break;
     }
     out += r0;
-    r0 = '';
   }
-  if (i >= chars.length) return out + r0;
-  for (; i < chars.length; i++) {
+  if (i >= r.length) return out + r0; // (a lone connector is written twice, as xstrings does)
+  while (i < r.length) {
     const r1 = r0;
-    r0 = chars[i];
-    if (isConn(r0) && isConn(r1)) {
+    r0 = r[i++];
+    if (isConnectorCh(r0) && isConnectorCh(r1)) {
       out += r1;
       continue;
     }
-    if (isConn(r1)) {
-      firstUpper = isUpper(r0);
-      r0 = goMapCase(r0, true);
-    } else {
-      if (firstUpper) {
-        if (isUpper(r0)) r0 = goMapCase(r0, false);
-        else firstUpper = false;
-      }
+    if (isConnectorCh(r1)) r0 = goMapCase(r0, true);
+    else {
+      r0 = goMapCase(r0, false);
       out += r1;
     }
   }
