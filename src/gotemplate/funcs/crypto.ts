@@ -16,6 +16,7 @@ import bcryptjs from 'bcryptjs';
 import forge from 'node-forge';
 import type { FuncDef } from '../exec.js';
 import { GoInt, fromUtf8, utf8 } from '../values.js';
+import { base64ErrorAt } from './strings.js';
 
 const S = 'string';
 const I = 'int';
@@ -89,11 +90,9 @@ function encryptAES(password: string, text: string): string {
 
 function decryptAES(password: string, b64: string): string {
   if (b64 === '') return '';
+  const at = base64ErrorAt(b64);
+  if (at >= 0) throw new Error(`illegal base64 data at input byte ${at}`);
   const clean = b64.replace(/[\r\n]/g, '');
-  for (let i = 0; i < clean.length; i++) {
-    if (!/[A-Za-z0-9+/=]/.test(clean[i])) throw new Error(`illegal base64 data at input byte ${i}`);
-  }
-  if (clean.length % 4 !== 0) throw new Error(`illegal base64 data at input byte ${Math.floor(clean.length / 4) * 4}`);
   const crypt = Buffer.from(clean, 'base64');
   if (crypt.length < 16) throw new Error(`runtime error: slice bounds out of range [:16] with capacity ${(clean.length / 4) * 3}`);
   if ((crypt.length - 16) % 16 !== 0) throw new Error('crypto/cipher: input not full blocks');

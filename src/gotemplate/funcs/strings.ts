@@ -363,19 +363,44 @@ function hash(alg: string, s: string): string {
   return createHash(alg).update(utf8(s)).digest('hex');
 }
 
-function base64Decode(s0: string): string {
-  const s = s0.replace(/[\r\n]/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) {
-    const i = firstBadBase64(s);
-    return `illegal base64 data at input byte ${i}`;
+/** Position of the first error as Go's base64.StdEncoding.DecodeString reports it, or -1. */
+export function base64ErrorAt(src: string): number {
+  const ok = (c: string): boolean => /[A-Za-z0-9+/]/.test(c);
+  let si = 0;
+  const n = src.length;
+  while (si < n) {
+    let j = 0;
+    for (; j < 4; j++) {
+      if (si === n) {
+        if (j === 0) return -1;
+        return si - j;
+      }
+      const c = src[si++];
+      if (ok(c)) continue;
+      if (c === '\n' || c === '\r') {
+        j--;
+        continue;
+      }
+      if (c !== '=') return si - 1;
+      if (j === 0 || j === 1) return si - 1;
+      if (j === 2) {
+        while (si < n && (src[si] === '\n' || src[si] === '\r')) si++;
+        if (si === n) return n;
+        if (src[si] !== '=') return si - 1;
+        si++;
+      }
+      while (si < n && (src[si] === '\n' || src[si] === '\r')) si++;
+      if (si < n) return si;
+      return -1;
+    }
   }
-  return fromUtf8(Buffer.from(s, 'base64'));
+  return -1;
 }
-function firstBadBase64(s: string): number {
-  for (let i = 0; i < s.length; i++) if (!/[A-Za-z0-9+/=]/.test(s[i])) return i;
-  const pad = s.indexOf('=');
-  if (pad >= 0 && !/^=+$/.test(s.slice(pad))) return pad;
-  return Math.floor(s.replace(/=+$/, '').length / 4) * 4 + (s.length % 4 === 0 ? 0 : 0);
+
+function base64Decode(s: string): string {
+  const at = base64ErrorAt(s);
+  if (at >= 0) return `illegal base64 data at input byte ${at}`;
+  return fromUtf8(Buffer.from(s.replace(/[\r\n]/g, ''), 'base64'));
 }
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
