@@ -176,7 +176,7 @@ export function formatFloat(x: number, fmt: string, prec: number): string {
       const nd = dg.d.length;
       if (eprec > nd && nd >= dg.dp) eprec = nd;
       if (shortest) eprec = 6;
-      const exp = dg.d.length === 0 ? 0 : dg.dp - 1;
+      const exp = dg.dp - 1;
       if (exp < -4 || exp >= eprec) {
         if (prec > nd) prec = nd;
         return fmtE(neg, dg, Math.max(prec - 1, 0), fmt === 'g' ? 'e' : 'E');

@@ -75,7 +75,7 @@ function fmtInteger(u: bigint, unsigned: boolean, verb: string, f: Flags, typ: s
       return pad(goQuoteRune(Number(validRune(u)), f.plus), f);
     case 'U': {
       let s = 'U+' + (u < 0n ? BigInt.asUintN(64, u) : a).toString(16).toUpperCase().padStart(4, '0');
-      if (f.sharp && u >= 0n && u <= 0x10ffffn) s += " '" + String.fromCodePoint(Number(u)) + "'";
+      if (f.sharp && u >= 0n && u <= 0x10ffffn && isPrintable(Number(u))) s += " '" + String.fromCodePoint(Number(u)) + "'";
       return pad(s, f);
     }
     default:
@@ -97,6 +97,14 @@ function fmtInteger(u: bigint, unsigned: boolean, verb: string, f: Flags, typ: s
   const s = sign + prefix + digits;
   // zero padding already done above; pad with spaces
   return pad(s, { ...f, zero: false });
+}
+
+const isNilValue = (v: unknown): boolean => v === null || v === undefined;
+
+function isPrintable(cp: number): boolean {
+  if (cp < 0x20 || cp === 0x7f || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+  if (cp < 0x7f) return true;
+  return /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(String.fromCodePoint(cp));
 }
 
 function validRune(u: bigint): number {
@@ -176,7 +184,7 @@ function fmtString(s: string, verb: string, f: Flags): string | null {
       return padString(s, f);
     case 'x':
     case 'X':
-      return pad(hexBytes(truncPrec(s, f), verb, f), f);
+      return pad(hexBytes(s, verb, f), f);
     case 'q': {
       const t = truncPrec(s, f);
       if (f.sharp && canBackquote(t)) return pad('`' + t + '`', f);
@@ -196,7 +204,8 @@ function padString(s: string, f: Flags): string {
 }
 
 function hexBytes(s: string, verb: string, f: Flags): string {
-  const b = utf8(s);
+  let b = utf8(s);
+  if (f.prec >= 0 && f.prec < b.length) b = b.subarray(0, f.prec); // precision counts bytes
   let out = '';
   for (let i = 0; i < b.length; i++) {
     if (f.space && i > 0) out += ' ';
@@ -214,7 +223,7 @@ function badVerbTyped(verb: string, typ: string, shown: string): string {
 /** Prints one operand with a verb (pp.printArg / printValue). depth > 0 inside containers. */
 export function formatValue(v: unknown, verb: string, f: Flags = PLAIN, depth = 0): string {
   if (v === null || v === undefined) {
-    if (depth > 0) return pad('<nil>', f);
+    if (depth > 0) return '<nil>'; // a nil element of a container: never padded
     if (verb === 'T' || verb === 'v') return pad('<nil>', f);
     return `%!${verb}(<nil>)`;
   }
@@ -456,6 +465,11 @@ export function sprintf(format: string, args: unknown[]): string {
       continue;
     }
     const arg = args[argNum++];
+    if (verb === 'w') {
+      // Sprintf has no error to wrap: %w is a bad verb
+      out += isNilValue(arg) ? '%!w(<nil>)' : `%!w(${typeName(arg)}=${formatValue(arg, 'v')})`;
+      continue;
+    }
     if (verb === 'v') {
       if (f.sharp) {
         f.sharp = false;
@@ -465,10 +479,6 @@ export function sprintf(format: string, args: unknown[]): string {
         f.plus = false;
         f.plusV = true;
       }
-    }
-    if (verb === 'w') {
-      out += formatValue(arg, 'v', f);
-      continue;
     }
     out += formatValue(arg, verb, f);
   }
