@@ -26,6 +26,8 @@ const errBadComparisonType = 'invalid type for comparison';
 const errBadComparison = 'incompatible types for comparison';
 const errNoComparison = 'missing argument for comparison';
 
+const kindOfValue = (v: unknown): string => (Array.isArray(v) ? 'slice' : isMap(v) ? 'map' : typeof v);
+
 function nonComparable(v: unknown): boolean {
   return Array.isArray(v) || isMap(v) || typeof v === 'function';
 }
@@ -53,7 +55,9 @@ export function goEq(a: unknown, rest: unknown[]): boolean {
           break;
         default:
           if (isNil(a) || isNil(b)) t = isNil(a) === isNil(b);
-          else {
+          else if (kindOfValue(a) !== kindOfValue(b)) {
+            throw new Error(`non-comparable types ${formatValue(a, 's')}: ${typeName(a)}, ${typeName(b)}: ${formatValue(b, 'v')}`);
+          } else {
             if (nonComparable(b)) throw new Error(`non-comparable type ${formatValue(b, 's')}: ${typeName(b)}`);
             if (nonComparable(a)) throw new Error(`non-comparable type ${formatValue(a, 's')}: ${typeName(a)}`);
             if (typeName(a) !== typeName(b)) t = false;

@@ -68,6 +68,7 @@ function element(v: unknown): string {
 }
 
 export function toToml(v: unknown): string {
+  if (Array.isArray(v) && v.some((x) => isNil(x))) throw new Error('toml: cannot encode array with nil element');
   if (!isMap(v)) throw new Error('toml: top-level values must be Go maps or structs');
   let out = '';
   const newline = (): void => {

@@ -196,6 +196,7 @@ function mergeInto(dst: Record<string, unknown>, src: Record<string, unknown>, o
 function merge(dst: Record<string, unknown> | null, srcs: unknown[], overwrite: boolean, must: boolean): unknown {
   const target = dst ?? {};
   for (const src of srcs) {
+    if (isNil(src)) continue; // mergo leaves dst as it is
     if (!isMap(src)) {
       const msg = isNil(src) ? 'src and dst must not be nil' : 'src and dst must be of same type';
       if (must) throw new Error(msg);
@@ -240,8 +241,10 @@ export const dataFuncs: Record<string, FuncDef> = {
   float64: d([ANY], ([v]) => toFloat64(v)),
   toDecimal: d([ANY], ([v]) => {
     const s = strval(v);
-    if (!/^[+-]?[0-7]+$/.test(s)) return int64(0n);
-    return int64(BigInt(s.replace(/^([+-]?)/, '$10o').replace('0o', '0o')) * 1n);
+    const m = /^([+-]?)([0-7]+)$/.exec(s);
+    if (!m) return int64(0n);
+    const x = BigInt('0o' + m[2]);
+    return int64(m[1] === '-' ? -x : x);
   }),
   seq: d([], (p) => seq(p as bigint[]), I),
   until: d([I], ([c]) => intList(untilStep(0n, c, c < 0n ? -1n : 1n))),
@@ -357,10 +360,20 @@ export const dataFuncs: Record<string, FuncDef> = {
   ...both('chunk', [I, ANY], ([size, l]) => {
     if (isNil(l)) throw new Error(nilDeref);
     if (!Array.isArray(l)) throw new Error(`Cannot chunk type ${kindOfForMsg(l)}`);
-    const out: unknown[][] = [];
     const sz = n(size);
-    if (sz <= 0) throw new Error('runtime error: makeslice: len out of range');
-    for (let i = 0; i < l.length; i += sz) out.push(l.slice(i, i + sz));
+    // sprig: cs := floor((len-1)/size) + 1 chunks, the last one len mod size long
+    const cs = sz === 0 ? -1 : Math.floor((l.length - 1) / sz) + 1;
+    if (cs < 0) throw new Error('runtime error: makeslice: len out of range');
+    const out: unknown[][] = [];
+    for (let i = 0; i < cs; i++) {
+      let clen = sz;
+      if (i === cs - 1) {
+        clen = Math.floor(l.length % sz);
+        if (clen === 0) clen = sz;
+      }
+      if (clen < 0) throw new Error('runtime error: makeslice: len out of range');
+      out.push(l.slice(i * sz, i * sz + clen));
+    }
     return withGoType(out, '[][]interface {}');
   }),
   concat: d([], (lists) => {
@@ -387,7 +400,7 @@ export const dataFuncs: Record<string, FuncDef> = {
   }),
   unset: d([MAP, S], ([m, k]) => {
     if (m) delete m[k];
-    return m;
+    return m ?? {};
   }),
   hasKey: d([MAP, S], ([m, k]) => !!m && Object.prototype.hasOwnProperty.call(m, k)),
   pluck: d([S], ([k, ...ms]) => ms.filter((m: any) => m && Object.prototype.hasOwnProperty.call(m, k)).map((m: any) => m[k]), MAP),

@@ -421,7 +421,33 @@ function base32Encode(s: string): string {
   while (out.length % 8 !== 0) out += '=';
   return out;
 }
+/** Position of the first error as Go's base32.StdEncoding.DecodeString reports it, or -1. */
+function base32ErrorAt(s0: string): number {
+  const src = s0.replace(/[\r\n]/g, '');
+  const olen = src.length;
+  let i = 0;
+  const left = (): number => olen - i;
+  while (i < olen) {
+    let j = 0;
+    while (j < 8) {
+      if (left() === 0) return olen - j;
+      const c = src[i++];
+      if (c === '=' && j >= 2 && left() < 8) {
+        if (left() + j < 7) return olen;
+        for (let k = 0; k < 7 - j; k++) if (left() > k && src[i + k] !== '=') return i + k - 1;
+        if (j === 1 || j === 3 || j === 6) return i - 1;
+        return -1;
+      }
+      if (B32.indexOf(c) < 0) return i - 1;
+      j++;
+    }
+  }
+  return -1;
+}
+
 function base32Decode(s: string): string {
+  const at = base32ErrorAt(s);
+  if (at >= 0) return `illegal base32 data at input byte ${at}`;
   const clean = s.replace(/=+$/, '');
   const bytes: number[] = [];
   let bits = 0;
