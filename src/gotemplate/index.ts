@@ -15,6 +15,7 @@
  * output size is bounded (`maxOutputLength`); JS stack exhaustion is reported as a template error.
  */
 import { TemplateSet, type TemplateSetOptions } from './template.js';
+export { helmParseOrder, templateBasePath, renderChartFiles } from './template.js';
 import { TemplateExecError, TemplateLimitError, isStackOverflow, type ExecOptions, type FuncDef } from './exec.js';
 import { TemplateParseError } from './parser.js';
 

@@ -101,3 +101,41 @@ export function newContext(set: TemplateSet, opts: ExecOptions, parent?: ExecCon
   };
   return ctx;
 }
+
+/** Helm's parse order of chart files: deeper paths first, then reverse lexical order. */
+export function helmParseOrder(names: Iterable<string>): string[] {
+  return [...names].sort((a, b) => {
+    const ca = a.split('/').length;
+    const cb = b.split('/').length;
+    if (ca !== cb) return cb - ca;
+    return a > b ? -1 : a < b ? 1 : 0;
+  });
+}
+
+/** Helm's .Template.BasePath of a file: the chart's templates directory. */
+export function templateBasePath(name: string): string {
+  const i = name.lastIndexOf('/templates/');
+  if (i >= 0) return name.slice(0, i + '/templates'.length);
+  const j = name.lastIndexOf('/');
+  return j >= 0 ? name.slice(0, j) : '.';
+}
+
+/**
+ * Parses chart files (name -> text) in Helm's order and renders every file whose base name does not
+ * start with "_", with `.Template` set per file as Helm does. Returns file -> output.
+ */
+export function renderChartFiles(
+  files: Record<string, string>,
+  topLevel: Record<string, unknown>,
+  opts?: ExecOptions & TemplateSetOptions,
+): Record<string, string> {
+  const set = new TemplateSet(opts);
+  const names = helmParseOrder(Object.keys(files));
+  for (const n of names) set.parse(n, files[n]);
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    if (n.slice(n.lastIndexOf('/') + 1).startsWith('_')) continue;
+    out[n] = set.render(n, { ...topLevel, Template: { Name: n, BasePath: templateBasePath(n) } }, opts);
+  }
+  return out;
+}

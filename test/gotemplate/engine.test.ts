@@ -159,3 +159,21 @@ test('safety: JS built-ins are not reachable as fields or methods', () => {
   assert.throws(() => renderString('{{ .l.map }}', { l: [1] }), /can't evaluate field map in type interface \{\}/);
   assert.throws(() => renderString('{{ .length }}', [1]), /can't evaluate field length in type \[\]interface \{\}/);
 });
+
+test('renderChartFiles: Helm order, partials skipped, .Template per file, later define wins', async () => {
+  const { renderChartFiles, helmParseOrder } = await import('../../src/gotemplate/index.js');
+  assert.deepEqual(helmParseOrder(['c/templates/b.yaml', 'c/templates/a.yaml', 'c/charts/s/templates/x.yaml']), [
+    'c/charts/s/templates/x.yaml',
+    'c/templates/b.yaml',
+    'c/templates/a.yaml',
+  ]);
+  const out = renderChartFiles(
+    {
+      'c/templates/_a.tpl': '{{ define "x" }}A{{ end }}',
+      'c/templates/_b.tpl': '{{ define "x" }}B{{ end }}',
+      'c/templates/t.yaml': '{{ include "x" . }}|{{ .Template.Name }}|{{ .Template.BasePath }}|{{ .Values.v }}',
+    },
+    { Values: { v: 1 } },
+  );
+  assert.deepEqual(out, { 'c/templates/t.yaml': 'A|c/templates/t.yaml|c/templates|1' });
+});
