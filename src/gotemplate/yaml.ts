@@ -657,7 +657,7 @@ export class YAMLError extends Error {}
 /** Parses one YAML document like yaml.v2 → JSON; throws "error converting YAML to JSON: yaml: ..." */
 export function parseYAMLAsJSON(text: string): unknown {
   // a flow collection used as a key after "key: " on the same line: yaml.v2's scanner refuses it
-  if (/^[ \t]*[^#'"\s][^#'"]*:[ \t]+[[{][^#'"]*[\]}][ \t]*:([ \t]|$)/m.test(text)) {
+  if (/^[ \t]*[A-Za-z0-9_./-]+:[ \t]+[[{][^\]}\n#'"]*[\]}][ \t]*:([ \t]|$)/m.test(text)) {
     throw new YAMLError('error converting YAML to JSON: yaml: mapping values are not allowed in this context');
   }
   let doc: YAML.Document.Parsed;
@@ -676,8 +676,16 @@ export function parseYAMLAsJSON(text: string): unknown {
   // yaml.v2 keeps an out-of-range float such as 1e1000 as a string; only .inf is infinite
   YAML.visit(doc, {
     Scalar(_k, node) {
-      if (typeof node.value === 'number' && !Number.isFinite(node.value) && !Number.isNaN(node.value) && node.source !== undefined && !/^[-+]?\.inf$/i.test(node.source)) {
-        node.value = node.source;
+      if (typeof node.value === 'number' && !Number.isFinite(node.value) && node.source !== undefined) {
+        // yaml.v2 resolves only .inf/.nan spellings; "." or an out-of-range 1e1000 stay strings
+        if (Number.isNaN(node.value) ? !/^\.nan$/i.test(node.source) : !/^[-+]?\.inf$/i.test(node.source)) node.value = node.source;
+      }
+      // a clipped block scalar that ends the input without a line break has no final newline
+      if ((node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && typeof node.value === 'string' && node.range) {
+        const header = text.slice(node.range[0], node.range[0] + 4);
+        if (!/^[|>][0-9]?\+|^[|>]\+/.test(header) && node.range[1] >= text.length && !text.endsWith('\n') && node.value.endsWith('\n')) {
+          node.value = node.value.replace(/\n$/, '');
+        }
       }
     },
   });
