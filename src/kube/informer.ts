@@ -1,0 +1,190 @@
+/**
+ * A list+watch informer (DESIGN §5): lists, then watches from the list's resourceVersion with
+ * bookmarks and a server-side timeout; resumes from the last seen version when a watch ends; relists
+ * on 410 Gone and reports the differences as events; backs off on errors and never stops silently
+ * (every error goes to `onError`, and it keeps trying until `stop()`).
+ */
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { requestJson, KubeApiError } from './http.js';
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+  [key: string]: unknown;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface InformerOptions {
+  kc: KubeConfig;
+  /** Collection path: `/api/v1/namespaces/NS/configmaps`, `/apis/apps/v1/deployments`... */
+  path: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** The objects of the first list (shell-operator's Synchronization). */
+  onSync: (objects: KubeObject[]) => void;
+  onEvent: (type: WatchEventType, object: KubeObject) => void;
+  onError?: (error: Error, attempt: number) => void;
+  backoff?: { initialMs: number; maxMs: number };
+  /** Server-side watch timeout; a random 0–20 % is added so that watches do not end together. */
+  watchTimeoutSeconds?: number;
+}
+
+interface ListResponse {
+  metadata?: { resourceVersion?: string };
+  items?: KubeObject[];
+}
+
+class Gone extends Error {}
+
+const keyOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+export class Informer {
+  private readonly opts: InformerOptions;
+  private readonly cache = new Map<string, KubeObject>();
+  private resourceVersion: string | undefined;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private abort: AbortController | undefined;
+  private wake: (() => void) | undefined;
+  private synced = false;
+
+  constructor(opts: InformerOptions) {
+    this.opts = opts;
+  }
+
+  /** Starts; resolves after the first successful list (retrying with backoff until then or stop()). */
+  start(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.running = this.loop(resolve);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort?.abort();
+    this.wake?.();
+    await this.running;
+  }
+
+  /** The current objects, as the watch has seen them. */
+  objects(): KubeObject[] {
+    return [...this.cache.values()];
+  }
+
+  private async loop(onFirstSync: () => void): Promise<void> {
+    let attempt = 0;
+    while (!this.stopped) {
+      try {
+        if (this.resourceVersion === undefined) {
+          await this.list();
+          if (!this.synced) {
+            this.synced = true;
+            this.opts.onSync(this.objects());
+            onFirstSync();
+          }
+        }
+        await this.watchOnce();
+        attempt = 0;
+      } catch (e) {
+        if (this.stopped) break;
+        if (e instanceof Gone) {
+          this.resourceVersion = undefined; // relist at once
+          continue;
+        }
+        attempt++;
+        this.opts.onError?.(e as Error, attempt);
+        await this.sleep(this.delay(attempt));
+      }
+    }
+    if (!this.synced) onFirstSync();
+  }
+
+  private delay(attempt: number): number {
+    const { initialMs, maxMs } = this.opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
+    const base = Math.min(maxMs, initialMs * 2 ** (attempt - 1));
+    return base / 2 + Math.random() * (base / 2);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private async list(): Promise<void> {
+    const list = await requestJson<ListResponse>(this.opts.kc, 'GET', this.opts.path, {
+      labelSelector: this.opts.labelSelector,
+      fieldSelector: this.opts.fieldSelector,
+    });
+    const fresh = new Map<string, KubeObject>();
+    for (const item of list.items ?? []) fresh.set(keyOf(item), item);
+    if (this.synced) {
+      // a relist after 410: report what changed while we were not watching
+      for (const [k, old] of this.cache) if (!fresh.has(k)) this.opts.onEvent('DELETED', old);
+      for (const [k, obj] of fresh) {
+        const old = this.cache.get(k);
+        if (!old) this.opts.onEvent('ADDED', obj);
+        else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', obj);
+      }
+    }
+    this.cache.clear();
+    for (const [k, v] of fresh) this.cache.set(k, v);
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+  }
+
+  private async watchOnce(): Promise<void> {
+    const timeout = this.opts.watchTimeoutSeconds ?? 300;
+    let gone = false;
+    await new Promise<void>((resolve, reject) => {
+      const finish = (err: unknown) => {
+        if (gone) return reject(new Gone());
+        if (err && !(err instanceof Error && err.name === 'AbortError')) {
+          const code = (err as { statusCode?: number }).statusCode;
+          if (code === 410) return reject(new Gone());
+          return reject(err instanceof Error ? err : new Error(String(err)));
+        }
+        resolve();
+      };
+      new Watch(this.opts.kc)
+        .watch(
+          this.opts.path,
+          {
+            allowWatchBookmarks: true,
+            resourceVersion: this.resourceVersion,
+            timeoutSeconds: Math.round(timeout * (1 + Math.random() * 0.2)),
+            labelSelector: this.opts.labelSelector,
+            fieldSelector: this.opts.fieldSelector,
+          },
+          (type: string, object: KubeObject) => {
+            if (this.stopped) return;
+            if (type === 'ERROR') {
+              const code = (object as { code?: number }).code;
+              if (code === 410) gone = true;
+              this.abort?.abort();
+              return;
+            }
+            const rv = object?.metadata?.resourceVersion;
+            if (rv) this.resourceVersion = rv;
+            if (type === 'BOOKMARK') return;
+            if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+            const k = keyOf(object);
+            if (type === 'DELETED') this.cache.delete(k);
+            else this.cache.set(k, object);
+            this.opts.onEvent(type, object);
+          },
+          finish,
+        )
+        .then((controller) => {
+          this.abort = controller;
+          if (this.stopped) controller.abort();
+        })
+        .catch((e: unknown) => reject(e instanceof KubeApiError || e instanceof Error ? e : new Error(String(e))));
+    });
+  }
+}

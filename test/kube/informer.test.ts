@@ -1,0 +1,130 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { Informer, type KubeObject, type WatchEventType } from '../../src/kube/informer.js';
+import { requestJson } from '../../src/kube/http.js';
+
+async function setup(opts: Parameters<typeof startSandbox>[0] = {}) {
+  const sandbox = await startSandbox(opts);
+  const kc = new KubeConfig();
+  kc.loadFromFile(sandbox.kubeconfigPath);
+  return { sandbox, kc };
+}
+
+function cm(name: string, value: string) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: value } };
+}
+
+async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function recorder() {
+  const events: string[] = [];
+  let synced: KubeObject[] | undefined;
+  const errors: string[] = [];
+  return {
+    events,
+    errors,
+    get synced() {
+      return synced;
+    },
+    onSync: (objs: KubeObject[]) => {
+      synced = objs;
+    },
+    onEvent: (t: WatchEventType, o: KubeObject) => events.push(`${t} ${o.metadata?.name} ${(o as { data?: { v?: string } }).data?.v ?? ''}`.trim()),
+    onError: (e: Error) => errors.push(e.message),
+  };
+}
+
+const PATH = '/api/v1/namespaces/default/configmaps';
+
+async function create(sb: Sandbox, kc: KubeConfig, name: string, value: string) {
+  void sb;
+  await requestJson(kc, 'POST', PATH, {}, cm(name, value));
+}
+
+test('lists, then delivers every event in order; survives dropped watches without a relist', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  await create(sandbox, kc, 'a', '1');
+  const r = recorder();
+  const inf = new Informer({ kc, path: PATH, ...r });
+  await inf.start();
+  t.after(() => inf.stop());
+  assert.deepEqual(r.synced!.map((o) => o.metadata?.name), ['a']);
+  await create(sandbox, kc, 'b', '1');
+  await requestJson(kc, 'PATCH', `${PATH}/a`, {}, { data: { v: '2' } }, 'application/merge-patch+json');
+  await until(() => r.events.length === 2, 'two events');
+  sandbox.clearRequestLog();
+  assert.ok(sandbox.dropWatches() >= 1);
+  await requestJson(kc, 'DELETE', `${PATH}/b`);
+  await until(() => r.events.length === 3, 'the delete after the dropped watch');
+  assert.deepEqual(r.events, ['ADDED b 1', 'MODIFIED a 2', 'DELETED b 1']);
+  const lists = sandbox.requests.filter((q) => q.method === 'GET' && q.query.watch !== 'true');
+  assert.equal(lists.length, 0, 'resumed from the last resourceVersion, no relist');
+  const watch = sandbox.requests.find((q) => q.query.watch === 'true')!;
+  assert.equal(watch.query.allowWatchBookmarks, 'true');
+  assert.match(watch.query.timeoutSeconds ?? '', /^\d+$/);
+  assert.deepEqual(inf.objects().map((o) => o.metadata?.name), ['a']);
+});
+
+test('410 Gone: relists and reports what changed meanwhile as events', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  await create(sandbox, kc, 'keep', '1');
+  await create(sandbox, kc, 'gone', '1');
+  const r = recorder();
+  const inf = new Informer({ kc, path: PATH, ...r, backoff: { initialMs: 10, maxMs: 50 } });
+  await inf.start();
+  t.after(() => inf.stop());
+  // change things while the informer is not watching, then make its resourceVersion too old
+  sandbox.failNext(1000, 500);
+  sandbox.dropWatches();
+  await until(() => r.errors.length >= 1, 'a failed watch');
+  sandbox.failNext(0);
+  sandbox.load([cm('keep', '2'), cm('new', '1')]);
+  sandbox.getObject('v1', 'ConfigMap', 'default', 'gone');
+  await requestJson(kc, 'DELETE', `${PATH}/gone`).catch(() => undefined);
+  sandbox.compactHistory();
+  await until(() => r.events.length >= 3, 'relist events');
+  assert.deepEqual([...r.events].sort(), ['ADDED new 1', 'DELETED gone 1', 'MODIFIED keep 2']);
+  assert.deepEqual(inf.objects().map((o) => o.metadata?.name).sort(), ['keep', 'new']);
+});
+
+test('errors are reported with backoff, and it recovers; stop() ends it for good', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  sandbox.failNext(3, 500);
+  const r = recorder();
+  const inf = new Informer({ kc, path: PATH, ...r, backoff: { initialMs: 10, maxMs: 40 } });
+  await inf.start();
+  assert.equal(r.errors.length, 3);
+  assert.match(r.errors[0]!, /500/);
+  assert.deepEqual(r.synced, []);
+  await inf.stop();
+  await create(sandbox, kc, 'after-stop', '1');
+  await new Promise((res) => setTimeout(res, 100));
+  assert.deepEqual(r.events, []);
+  assert.equal(sandbox.watchCount(), 0);
+});
+
+test('label and field selectors are passed to list and watch', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  sandbox.load([{ ...cm('x', '1'), metadata: { name: 'x', namespace: 'default', labels: { app: 'yes' } } }, cm('y', '1')]);
+  const r = recorder();
+  const inf = new Informer({ kc, path: PATH, labelSelector: 'app=yes', ...r });
+  await inf.start();
+  t.after(() => inf.stop());
+  assert.deepEqual(r.synced!.map((o) => o.metadata?.name), ['x']);
+  const byName = new Informer({ kc, path: PATH, fieldSelector: 'metadata.name=y', ...recorder() });
+  await byName.start();
+  t.after(() => byName.stop());
+  assert.deepEqual(byName.objects().map((o) => o.metadata?.name), ['y']);
+});
