@@ -44,19 +44,28 @@ export interface Hook {
   run(req: HookRunRequest, rt: HookRuntimeOptions): Promise<HookOutputs>;
 }
 
-class ShellHook implements Hook {
-  readonly runtime = 'process' as const;
+/** What both runtimes share: names, identity and config. */
+abstract class BaseHook implements Hook {
+  abstract readonly runtime: 'process' | 'in-process';
   constructor(
     readonly name: string,
     readonly path: string,
     readonly kind: HookKind,
     readonly module: string | undefined,
     readonly config: HookConfig,
-    private readonly cwd: string,
   ) {}
 
   get id(): string {
     return `${this.module ?? '(global)'}:${this.path}`;
+  }
+
+  abstract run(req: HookRunRequest, rt: HookRuntimeOptions): Promise<HookOutputs>;
+}
+
+class ShellHook extends BaseHook {
+  readonly runtime = 'process' as const;
+  constructor(name: string, path: string, kind: HookKind, module: string | undefined, config: HookConfig, private readonly cwd: string) {
+    super(name, path, kind, module, config);
   }
 
   run(req: HookRunRequest, rt: HookRuntimeOptions): Promise<HookOutputs> {
@@ -72,19 +81,10 @@ class ShellHook implements Hook {
   }
 }
 
-class InProcessHook implements Hook {
+class InProcessHook extends BaseHook {
   readonly runtime = 'in-process' as const;
-  constructor(
-    readonly name: string,
-    readonly path: string,
-    readonly kind: HookKind,
-    readonly module: string | undefined,
-    readonly config: HookConfig,
-    private readonly loaded: LoadedInProcessHook,
-  ) {}
-
-  get id(): string {
-    return `${this.module ?? '(global)'}:${this.path}`;
+  constructor(name: string, path: string, kind: HookKind, module: string | undefined, config: HookConfig, private readonly loaded: LoadedInProcessHook) {
+    super(name, path, kind, module, config);
   }
 
   run(req: HookRunRequest, rt: HookRuntimeOptions): Promise<HookOutputs> {
