@@ -103,6 +103,11 @@ export class ModuleManager {
     return hooks;
   }
 
+  /** Module hooks loaded so far (of modules enabled at some point). */
+  loadedModuleHooks(): Hook[] {
+    return [...this.moduleHooksByName.values()].flat();
+  }
+
   /**
    * Applies a new config (all or nothing) and says what changed. Module sections are compared with
    * what the store had; Enabled flags with the previous flags.
@@ -146,15 +151,15 @@ export class ModuleManager {
     return result;
   }
 
-  private runtime(hook: Hook, contexts: readonly BindingContext[]): HookRuntimeOptions {
-    return { tmpDir: this.opts.tmpDir, timeoutMs: this.opts.hookTimeoutMs, keepTmpFiles: this.opts.keepTmpFiles, ...this.opts.runtimeFor?.(hook, contexts) };
+  private runtime(hook: Hook, contexts: readonly BindingContext[], extra?: Partial<HookRuntimeOptions>): HookRuntimeOptions {
+    return { tmpDir: this.opts.tmpDir, timeoutMs: this.opts.hookTimeoutMs, keepTmpFiles: this.opts.keepTmpFiles, ...this.opts.runtimeFor?.(hook, contexts), ...extra };
   }
 
   /** Runs a global hook with `{"global": ...}` views and applies its values outputs. */
-  async runGlobalHook(hook: Hook, contexts: readonly BindingContext[], snapshots?: SnapshotSource): Promise<HookRunOutcome> {
+  async runGlobalHook(hook: Hook, contexts: readonly BindingContext[], snapshots?: SnapshotSource, rt?: Partial<HookRuntimeOptions>): Promise<HookRunOutcome> {
     const store = this.store;
     const req: HookRunRequest = { contexts, snapshots, values: store.globalHookValues(), configValues: store.globalHookConfigValues() };
-    const outputs = await hook.run(req, this.runtime(hook, contexts));
+    const outputs = await hook.run(req, this.runtime(hook, contexts, rt));
     const applied = applyValuesOutputs(store.global, outputs, hook.name, 'global');
     let enabledFlagsChanged = false;
     for (const [key, value] of applied.enabledFlags) {
@@ -176,7 +181,7 @@ export class ModuleManager {
   }
 
   /** Runs a module hook with the module's views (global values carry `enabledModules`). */
-  async runModuleHook(moduleName: string, hook: Hook, contexts: readonly BindingContext[], snapshots?: SnapshotSource): Promise<HookRunOutcome> {
+  async runModuleHook(moduleName: string, hook: Hook, contexts: readonly BindingContext[], snapshots?: SnapshotSource, rt?: Partial<HookRuntimeOptions>): Promise<HookRunOutcome> {
     const m = this.module(moduleName);
     const key = m.def.valuesKey;
     const req: HookRunRequest = {
@@ -185,7 +190,7 @@ export class ModuleManager {
       values: this.store.moduleHookValues(key, this.enabledList),
       configValues: this.store.moduleHookConfigValues(key),
     };
-    const outputs = await hook.run(req, this.runtime(hook, contexts));
+    const outputs = await hook.run(req, this.runtime(hook, contexts, rt));
     const applied = applyValuesOutputs(m.values, outputs, `${moduleName}/${hook.name}`, 'module');
     return {
       outputs,

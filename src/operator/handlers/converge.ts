@@ -1,0 +1,174 @@
+/**
+ * The "reload all modules" process and the start-up tasks around it (LIFECYCLE-STEPS steps 1–8,
+ * reference/addon-operator.md §5.3–§5.5): enabling global bindings, waiting for their
+ * Synchronization, ConvergeModules with its phases, DiscoverHelmReleases, ModulePurge and
+ * ApplyKubeConfigValues.
+ */
+import { lifecycleContext } from '../../hooks/binding-context.js';
+import { hooksInOrder } from '../../hooks/order.js';
+import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
+import { errorMessage } from '../../util/errors.js';
+import type { Runtime } from '../runtime.js';
+import { makeTask, type EnableBindingsMeta, type OperatorTask, type TaskMeta } from '../tasks.js';
+
+/** How long a waiting task sleeps between checks (shell-operator polls every 125 ms). */
+export const WAIT_POLL_MS = 100;
+
+export function enableScheduleBindings(rt: Runtime, task: OperatorTask): TaskResult<TaskMeta> {
+  rt.bindingsOf((task.metadata as EnableBindingsMeta).hook).enableSchedules();
+  return TaskResults.success();
+}
+
+/**
+ * Starts the monitors of a global hook and queues one Synchronization run per binding: runs for
+ * `main` go first; runs for other queues are appended there, and start-up waits for those with
+ * waitForSynchronization.
+ */
+export async function enableKubernetesBindings(rt: Runtime, task: OperatorTask): Promise<TaskResult<TaskMeta>> {
+  const hook = (task.metadata as EnableBindingsMeta).hook;
+  const runs = await rt.bindingsOf(hook).enableKubernetes();
+  const head: OperatorTask[] = [];
+  for (const { binding, context } of runs) {
+    const t = makeTask(
+      {
+        kind: 'GlobalHookRun',
+        hook,
+        bindingType: 'kubernetes',
+        contexts: [context],
+        event: 'Kubernetes-Synchronization',
+        allowFailure: binding.allowFailure,
+        reloadAllOnValuesChanges: false,
+        sync: { binding: binding.name, wait: binding.waitForSynchronization },
+      },
+      binding.queue,
+    );
+    if (binding.queue === rt.main.name) head.push(t);
+    else {
+      if (binding.waitForSynchronization) rt.pendingGlobalSync.add(t.id);
+      rt.queues.addLast(t);
+    }
+  }
+  return TaskResults.success({ headTasks: head });
+}
+
+export function waitKubernetesSynchronization(rt: Runtime): TaskResult<TaskMeta> {
+  if (rt.pendingGlobalSync.size > 0) return TaskResults.repeat({ delayBeforeNextTask: WAIT_POLL_MS });
+  return TaskResults.success();
+}
+
+function globalLifecycleTasks(rt: Runtime, binding: 'beforeAll' | 'afterAll'): OperatorTask[] {
+  const hooks = hooksInOrder(rt.manager.globalHooks, binding);
+  const checksum = binding === 'afterAll' ? rt.manager.store.global.checksum() : undefined;
+  return hooks.map((hook, i) =>
+    makeTask({
+      kind: 'GlobalHookRun',
+      hook,
+      bindingType: binding,
+      contexts: [lifecycleContext(hook.config, binding)],
+      event: binding === 'beforeAll' ? 'BeforeAll' : 'AfterAll',
+      allowFailure: false,
+      reloadAllOnValuesChanges: false,
+      // the last afterAll hook compares the global values with those before the first one
+      ...(checksum !== undefined && i === hooks.length - 1 ? { afterAllChecksum: checksum } : {}),
+    }),
+  );
+}
+
+/**
+ * ConvergeModules: beforeAll hooks → module discovery → ModuleDelete/ModuleRun → afterAll hooks. Each
+ * step's tasks go in front of this task, which then runs again for the next step (Keep).
+ */
+export async function convergeModules(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+  for (;;) {
+    switch (rt.convergePhase) {
+      case 'StandBy': {
+        // converges queued right behind this one add nothing
+        queue.takeFollowing(task, (t) => t.metadata.kind === 'ConvergeModules');
+        rt.convergeTaskId = task.id;
+        rt.convergePhase = 'WaitBeforeAll';
+        const before = globalLifecycleTasks(rt, 'beforeAll');
+        if (before.length) return TaskResults.keep({ headTasks: before });
+        break;
+      }
+      case 'WaitBeforeAll': {
+        let discovery;
+        try {
+          discovery = await rt.manager.discover();
+        } catch (e) {
+          rt.log.error({ error: errorMessage(e) }, `module discovery failed; retrying in ${rt.opts.discoveryRetryMs / 1000}s`);
+          return TaskResults.fail(e, { delayBeforeNextTask: rt.opts.discoveryRetryMs });
+        }
+        for (const name of discovery.toDisable) {
+          for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).disableSchedules();
+        }
+        const toEnable = new Set(discovery.toEnable);
+        const head: OperatorTask[] = [
+          ...discovery.toDisable.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
+          ...discovery.enabled.map((module) =>
+            makeTask({ kind: 'ModuleRun', module, doStartup: toEnable.has(module), reloadAll: true, event: 'Reload-All-Modules' }),
+          ),
+        ];
+        rt.log.info({ enabled: discovery.enabled, disabled: discovery.toDisable }, 'modules discovered');
+        rt.convergePhase = 'WaitDeleteAndRunModules';
+        if (head.length) return TaskResults.keep({ headTasks: head });
+        break;
+      }
+      case 'WaitDeleteAndRunModules': {
+        rt.convergePhase = 'WaitAfterAll';
+        const after = globalLifecycleTasks(rt, 'afterAll');
+        if (after.length) return TaskResults.keep({ headTasks: after });
+        break;
+      }
+      case 'WaitAfterAll':
+        rt.convergePhase = 'StandBy';
+        rt.convergeTaskId = undefined;
+        return TaskResults.success();
+    }
+  }
+}
+
+/** After the first converge: releases in the namespace that no enabled module owns are purged. */
+export async function discoverHelmReleases(rt: Runtime): Promise<TaskResult<TaskMeta>> {
+  const releases = await rt.opts.helm.listReleases(rt.opts.namespace);
+  const enabled = new Set(rt.manager.enabledModules);
+  const purge = releases.filter((r) => !enabled.has(r) && r !== rt.opts.helmIgnoreRelease).sort().reverse();
+  return TaskResults.success({ afterTasks: purge.map((release) => makeTask({ kind: 'ModulePurge', release, event: 'Discover-Helm-Releases' })) });
+}
+
+/** Uninstalls a release that no module owns; failures are only logged (no hooks, no retry). */
+export async function modulePurge(rt: Runtime, task: OperatorTask): Promise<TaskResult<TaskMeta>> {
+  const release = (task.metadata as { release: string }).release;
+  try {
+    await rt.opts.helm.uninstall(release, rt.opts.namespace);
+    rt.log.info({ release }, 'release without a module purged');
+  } catch (e) {
+    rt.log.error({ release, error: errorMessage(e) }, 'purging a release without a module failed');
+  }
+  return TaskResults.success();
+}
+
+/**
+ * Applies the latest config read from the ConfigMap (LIFECYCLE-STEPS step 16): a changed global
+ * section or Enabled flag reloads all modules; changed module sections run those modules.
+ */
+export function applyKubeConfigValues(rt: Runtime): TaskResult<TaskMeta> {
+  const config = rt.pendingConfig;
+  rt.pendingConfig = undefined;
+  if (!config) return TaskResults.success();
+  let change;
+  try {
+    change = rt.manager.applyConfig(config);
+  } catch (e) {
+    rt.log.error({ error: errorMessage(e) }, 'the new config is invalid; the operator keeps the last valid one');
+    return TaskResults.success();
+  }
+  if (rt.converge.firstPhase === 'NotStarted') return TaskResults.success();
+  if (change.globalChanged || change.enabledFlagsChanged) {
+    if (rt.convergePending()) return TaskResults.success();
+    return TaskResults.success({ afterTasks: [rt.newConverge('ReloadAllModules', 'ReloadAll-After-KubeConfigChange')] });
+  }
+  const runs = change.modulesChanged
+    .filter((m) => rt.isEnabled(m) && !rt.moduleRunPending(m))
+    .map((module) => makeTask({ kind: 'ModuleRun', module, doStartup: false, reloadAll: false, event: 'KubeConfig-Changed-Modules' }));
+  return TaskResults.success({ afterTasks: runs });
+}

@@ -1,0 +1,100 @@
+/**
+ * GlobalHookRun and ModuleHookRun (reference/addon-operator.md §5.4): Synchronization runs, run-time
+ * combining of the contexts queued for the same hook, allowFailure, and the reactions to changed
+ * values (LIFECYCLE-STEPS steps 9–12).
+ */
+import { combineBindingContexts, type BindingContext } from '../../hooks/binding-context.js';
+import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
+import { errorMessage } from '../../util/errors.js';
+import type { Runtime } from '../runtime.js';
+import { hookLabel, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from '../tasks.js';
+
+type HookRunMeta = GlobalHookRunMeta | ModuleHookRunMeta;
+
+/** Takes the tasks for the same hook that directly follow `task` into its contexts (v1 hooks only). */
+function combineFollowing(task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>): void {
+  const asCombinable = (t: OperatorTask) => {
+    const m = t.metadata as HookRunMeta;
+    return { task: t, hookKey: m.hook?.id ?? '', taskType: t.type + (m.sync ? ':sync' : ''), contexts: m.contexts };
+  };
+  const all = queue.tasks();
+  const following = all.slice(all.indexOf(task) + 1).map(asCombinable);
+  const combined = combineBindingContexts(asCombinable(task), following, { hookVersion: meta.hook.config.version });
+  if (!combined) return;
+  for (const c of combined.combined) queue.remove(c.task.id);
+  meta.contexts = combined.contexts;
+}
+
+/** A Synchronization run that the hook does not want executed (v0, executeHookOnSynchronization: false). */
+function skipsSynchronization(meta: HookRunMeta): boolean {
+  if (!meta.sync) return false;
+  if (meta.hook.config.version === 'v0') return true;
+  const binding = meta.hook.config.kubernetes.find((b) => b.name === meta.sync!.binding);
+  return binding ? !binding.executeHookOnSynchronization : true;
+}
+
+function finishSync(rt: Runtime, task: OperatorTask, meta: HookRunMeta): void {
+  if (!meta.sync) return;
+  rt.bindingsOf(meta.hook).unlock(meta.sync.binding);
+  if (meta.kind === 'GlobalHookRun') rt.pendingGlobalSync.delete(task.id);
+  else rt.moduleState(meta.module).pendingSync.delete(task.id);
+}
+
+async function runHook(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>) {
+  if (!meta.sync) combineFollowing(task, meta, queue);
+  const contexts: BindingContext[] = meta.contexts;
+  return meta.kind === 'GlobalHookRun'
+    ? rt.runGlobalHook(meta.hook, contexts, meta.bindingType, queue.name)
+    : rt.runModuleHook(meta.module, meta.hook, contexts, meta.bindingType, queue.name);
+}
+
+/** Runs the hook; a failure with allowFailure is logged and counts as success. */
+async function attempt(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>) {
+  try {
+    return { outcome: await runHook(rt, task, meta, queue) };
+  } catch (e) {
+    if (!meta.allowFailure) return { failure: TaskResults.fail<TaskMeta>(e) };
+    rt.log.warn({ hook: hookLabel(meta.hook), queue: queue.name, error: errorMessage(e) }, 'hook failed; allowFailure is set, so the task succeeds');
+    return { allowedFailure: true };
+  }
+}
+
+export async function globalHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+  const meta = task.metadata as GlobalHookRunMeta;
+  if (skipsSynchronization(meta)) {
+    finishSync(rt, task, meta);
+    return TaskResults.success();
+  }
+  const checksumBefore = rt.manager.store.global.checksum();
+  const r = await attempt(rt, task, meta, queue);
+  if (r.failure) return r.failure;
+  finishSync(rt, task, meta);
+  if (!r.outcome) return TaskResults.success();
+
+  if (r.outcome.enabledFlagsChanged && rt.converge.firstPhase !== 'NotStarted') {
+    rt.requestConverge('ReloadAllModules', 'ReloadAll-After-GlobalHookDynamicUpdate');
+  }
+  const changed = rt.manager.store.global.checksum() !== checksumBefore;
+  if (meta.afterAllChecksum !== undefined) {
+    if (rt.manager.store.global.checksum() !== meta.afterAllChecksum) rt.requestConverge('GlobalValuesChanged', 'AfterAll-Hooks-Change-GlobalValues');
+  } else if (changed && !meta.sync) {
+    if (meta.bindingType === 'schedule') rt.requestConverge('GlobalValuesChanged', 'Schedule-Change-GlobalValues');
+    else if (meta.bindingType === 'kubernetes' && meta.reloadAllOnValuesChanges) rt.requestConverge('GlobalValuesChanged', 'Kubernetes-Change-GlobalValues');
+  }
+  return TaskResults.success();
+}
+
+export async function moduleHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+  const meta = task.metadata as ModuleHookRunMeta;
+  if (!rt.isEnabled(meta.module) || skipsSynchronization(meta)) {
+    finishSync(rt, task, meta);
+    return TaskResults.success();
+  }
+  const r = await attempt(rt, task, meta, queue);
+  if (r.failure) return r.failure;
+  finishSync(rt, task, meta);
+  if (r.outcome?.valuesChanged && !meta.sync && (meta.bindingType === 'schedule' || meta.bindingType === 'kubernetes')) {
+    rt.requestModuleRun(meta.module, meta.bindingType === 'schedule' ? 'Schedule-Change-ModuleValues' : 'Kubernetes-Change-ModuleValues');
+  }
+  return TaskResults.success();
+}

@@ -1,0 +1,141 @@
+/**
+ * The event sources of one hook: a monitor per `kubernetes` binding (with its snapshot) and a
+ * subscription per `schedule` binding. Kubernetes events of a binding are held back until its
+ * Synchronization run is done (shell-operator unlocks them then), and are then delivered in order.
+ */
+import type { Hook } from '../hooks/hook.js';
+import type { KubernetesBinding, ScheduleBinding } from '../hooks/config-types.js';
+import { eventContext, synchronizationContext, type EventContext, type SnapshotSource, type SynchronizationContext } from '../hooks/binding-context.js';
+import type { ScheduleManager } from '../schedule/index.js';
+import type { BindingEvent, BindingMonitor, KubernetesPort } from './ports.js';
+import { hookLabel } from './tasks.js';
+
+export interface HookEventSink {
+  kubernetes(hook: Hook, binding: KubernetesBinding, context: EventContext): void;
+  schedule(hook: Hook, binding: ScheduleBinding): void;
+  monitorError(hook: Hook, binding: KubernetesBinding, error: Error): void;
+}
+
+interface KubeState {
+  binding: KubernetesBinding;
+  monitor: BindingMonitor;
+  unlocked: boolean;
+  stopped: boolean;
+  held: BindingEvent[];
+}
+
+export interface SyncRun {
+  binding: KubernetesBinding;
+  context: SynchronizationContext;
+}
+
+export class HookBindings {
+  private kube = new Map<string, KubeState>();
+  private schedulesOn = false;
+
+  constructor(
+    readonly hook: Hook,
+    private readonly deps: { kube: KubernetesPort | undefined; schedules: ScheduleManager; sink: HookEventSink },
+  ) {}
+
+  get hasKubernetes(): boolean {
+    return this.hook.config.kubernetes.length > 0;
+  }
+
+  get hasSchedules(): boolean {
+    return this.hook.config.schedule.length > 0;
+  }
+
+  get kubernetesEnabled(): boolean {
+    return this.kube.size > 0;
+  }
+
+  /** The hook's current snapshots, by binding name. */
+  readonly snapshots: SnapshotSource = (name) => this.kube.get(name)?.monitor.snapshot() ?? [];
+
+  /**
+   * Starts a monitor per kubernetes binding and waits for every first list; returns one
+   * Synchronization context per binding with the objects listed. All or nothing: on an error the
+   * started monitors are stopped again.
+   */
+  async enableKubernetes(): Promise<SyncRun[]> {
+    if (this.kubernetesEnabled || !this.hasKubernetes) return [];
+    const kube = this.deps.kube;
+    if (!kube) throw new Error(`hook ${hookLabel(this.hook)} has kubernetes bindings, but the operator runs without a Kubernetes API`);
+    const states = this.hook.config.kubernetes.map((binding) => {
+      const state: KubeState = { binding, unlocked: false, stopped: false, held: [], monitor: undefined as unknown as BindingMonitor };
+      state.monitor = kube.createMonitor(binding, {
+        label: `${hookLabel(this.hook)} ${binding.name}`,
+        onEvent: (ev) => this.onEvent(state, ev),
+        onError: (err) => this.deps.sink.monitorError(this.hook, binding, err),
+      });
+      return state;
+    });
+    try {
+      await Promise.all(states.map((s) => s.monitor.start()));
+    } catch (e) {
+      await stopAll(states);
+      throw e;
+    }
+    for (const s of states) this.kube.set(s.binding.name, s);
+    return states.map((s) => ({ binding: s.binding, context: synchronizationContext(s.binding, s.monitor.snapshot()) }));
+  }
+
+  /** Lets the binding's events through (after its Synchronization run), held ones first. */
+  unlock(bindingName: string): void {
+    const s = this.kube.get(bindingName);
+    if (!s || s.unlocked) return;
+    s.unlocked = true;
+    const held = s.held;
+    s.held = [];
+    for (const ev of held) this.deliver(s, ev);
+  }
+
+  async disableKubernetes(): Promise<void> {
+    const states = [...this.kube.values()];
+    this.kube.clear();
+    await stopAll(states);
+  }
+
+  enableSchedules(): void {
+    if (this.schedulesOn) return;
+    this.schedulesOn = true;
+    for (const b of this.hook.config.schedule) {
+      this.deps.schedules.add(b.crontab, this.subscriptionId(b), () => this.deps.sink.schedule(this.hook, b));
+    }
+  }
+
+  disableSchedules(): void {
+    if (!this.schedulesOn) return;
+    this.schedulesOn = false;
+    for (const b of this.hook.config.schedule) this.deps.schedules.remove(b.crontab, this.subscriptionId(b));
+  }
+
+  async disable(): Promise<void> {
+    this.disableSchedules();
+    await this.disableKubernetes();
+  }
+
+  private subscriptionId(b: ScheduleBinding): string {
+    return `${this.hook.id}\0${b.name}`;
+  }
+
+  private onEvent(state: KubeState, ev: BindingEvent): void {
+    if (state.stopped) return;
+    if (!state.unlocked) {
+      state.held.push(ev);
+      return;
+    }
+    this.deliver(state, ev);
+  }
+
+  private deliver(state: KubeState, ev: BindingEvent): void {
+    if (!state.binding.executeHookOnEvent.includes(ev.watchEvent)) return;
+    this.deps.sink.kubernetes(this.hook, state.binding, eventContext(state.binding, ev.watchEvent, ev.item));
+  }
+}
+
+async function stopAll(states: readonly KubeState[]): Promise<void> {
+  for (const s of states) s.stopped = true;
+  await Promise.all(states.map((s) => s.monitor.stop()));
+}

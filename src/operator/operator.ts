@@ -1,0 +1,253 @@
+/**
+ * The operator: start-up (LIFECYCLE.md "Startup sequence"), the main loop that turns Kubernetes
+ * events, schedules and config changes into tasks, one handler per task type, and a graceful stop.
+ *
+ *   const op = new Operator({ manager, namespace, kube, helm, config, logger });
+ *   await op.start();            // reads the config, queues the start-up tasks, starts the queues
+ *   await op.converge.whenFirstDone();
+ *   await op.stop();             // the running task finishes, nothing new starts
+ */
+import type { Logger } from 'pino';
+import type { ModuleManager } from '../modules/manager.js';
+import { isValidValuesKey } from '../modules/names.js';
+import { parseConfigData } from '../config/configmap.js';
+import type { Hook } from '../hooks/hook.js';
+import type { KubernetesBinding, ScheduleBinding } from '../hooks/config-types.js';
+import { onStartupContext, scheduleContext, type EventContext } from '../hooks/binding-context.js';
+import { hooksInOrder } from '../hooks/order.js';
+import { HookMetricsStorage } from '../metrics/hook-metrics.js';
+import { QueueSet, TaskResults, type SleepFn, type TaskQueue, type TaskResult } from '../queue/index.js';
+import { ScheduleManager } from '../schedule/index.js';
+import { UserError, errorMessage } from '../util/errors.js';
+import type { ConfigMapData, ConfigSource, HelmPort, KubernetesPort } from './ports.js';
+import { Runtime } from './runtime.js';
+import type { HookEventSink } from './hook-bindings.js';
+import { compactContexts, makeTask, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './tasks.js';
+import { globalHookRun, moduleHookRun } from './handlers/hook-run.js';
+import {
+  applyKubeConfigValues,
+  convergeModules,
+  discoverHelmReleases,
+  enableKubernetesBindings,
+  enableScheduleBindings,
+  modulePurge,
+  waitKubernetesSynchronization,
+} from './handlers/converge.js';
+import { moduleDelete, moduleRun } from './handlers/module.js';
+
+export interface OperatorOptions {
+  manager: ModuleManager;
+  /** Namespace of the releases (and of the ConfigMap). */
+  namespace: string;
+  /** Absent: hooks with kubernetes bindings or operations fail with a clear error. */
+  kube?: KubernetesPort;
+  helm: HelmPort;
+  /** Absent: the config is what the store already has, and config patches stay in memory. */
+  config?: ConfigSource;
+  logger: Logger;
+  hookMetrics?: HookMetricsStorage;
+  helmIgnoreRelease?: string;
+  proxyHookJsonLogs?: boolean;
+  /** Test and tuning knobs; defaults are the documented ones. */
+  timing?: {
+    /** Retry delay of a failed task after `failures` failures (default 5 s growing to 30 s). */
+    backoff?: (failures: number) => number;
+    sleep?: SleepFn;
+    /** Delay before a failed module discovery is retried (default 5 s). */
+    discoveryRetryMs?: number;
+  };
+  schedules?: ScheduleManager;
+}
+
+export class Operator {
+  readonly queues: QueueSet<TaskMeta>;
+  readonly hookMetrics: HookMetricsStorage;
+  readonly schedules: ScheduleManager;
+  private readonly rt: Runtime;
+  private readonly log: Logger;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly opts: OperatorOptions) {
+    this.log = opts.logger;
+    this.hookMetrics = opts.hookMetrics ?? new HookMetricsStorage();
+    this.schedules = opts.schedules ?? new ScheduleManager({ onError: (crontab, _id, err) => this.log.error({ crontab, error: errorMessage(err) }, 'schedule subscriber failed') });
+    this.queues = new QueueSet<TaskMeta>({
+      handler: (task, ctx) => this.handle(task, ctx.queue),
+      backoff: opts.timing?.backoff,
+      sleep: opts.timing?.sleep,
+      compaction: {
+        types: ['ModuleHookRun', 'GlobalHookRun'],
+        merge: (into, from) => {
+          const meta = into.metadata as GlobalHookRunMeta | ModuleHookRunMeta;
+          meta.contexts = compactContexts([meta.contexts, ...from.map((t) => (t.metadata as GlobalHookRunMeta | ModuleHookRunMeta).contexts)].flat());
+        },
+      },
+      onError: (err) => this.log.error({ error: errorMessage(err) }, 'queue listener failed'),
+    });
+    const sink: HookEventSink = {
+      kubernetes: (hook, binding, ctx) => this.onKubernetesEvent(hook, binding, ctx),
+      schedule: (hook, binding) => this.onSchedule(hook, binding),
+      monitorError: (hook, binding, error) => this.log.error({ hook: hook.name, module: hook.module, binding: binding.name, error: error.message }, 'kubernetes monitor error'),
+    };
+    this.rt = new Runtime(
+      {
+        manager: opts.manager,
+        namespace: opts.namespace,
+        kube: opts.kube,
+        helm: opts.helm,
+        config: opts.config,
+        logger: opts.logger,
+        hookMetrics: this.hookMetrics,
+        schedules: this.schedules,
+        queues: this.queues,
+        helmIgnoreRelease: opts.helmIgnoreRelease,
+        discoveryRetryMs: opts.timing?.discoveryRetryMs ?? 5000,
+        proxyHookJsonLogs: opts.proxyHookJsonLogs,
+      },
+      sink,
+    );
+    this.queues.on('taskFinished', (e) => {
+      if (e.status === 'Fail') this.log.error({ queue: e.queue, task: e.task.description(), error: e.error }, 'task failed; it will be retried');
+      if (e.queue === this.queues.mainName && this.rt.converge.update(this.queues.main.tasks())) this.onFirstConvergeDone();
+    });
+  }
+
+  get manager(): ModuleManager {
+    return this.opts.manager;
+  }
+
+  get converge() {
+    return this.rt.converge;
+  }
+
+  /**
+   * Reads the config (an invalid one is fatal at start-up, as in Go), queues the start-up tasks
+   * (reference §5.3) and starts the queues, schedules and the config watch.
+   */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('the operator is already started');
+    this.started = true;
+    if (this.opts.config) {
+      const data = await this.opts.config.read();
+      this.opts.manager.applyConfig(this.parseConfig(data));
+    }
+    this.queues.main.addLast(...this.bootstrapTasks());
+    this.rt.converge.update(this.queues.main.tasks());
+    this.queues.start();
+    this.schedules.start();
+    if (this.opts.config) {
+      await this.opts.config.watch(
+        (data) => this.onConfigData(data),
+        (err) => this.log.error({ error: err.message }, `watching ${this.opts.config!.description} failed; retrying`),
+      );
+    }
+  }
+
+  /** Graceful stop: nothing new starts, running tasks finish, event sources stop. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.schedules.stop();
+      await this.opts.config?.stop();
+      await this.queues.stop();
+      await Promise.all(this.allHooks().map((h) => this.rt.bindingsOf(h).disable()));
+    })();
+    return this.stopping;
+  }
+
+  private allHooks(): Hook[] {
+    return [...this.opts.manager.globalHooks, ...this.opts.manager.loadedModuleHooks()];
+  }
+
+  private bootstrapTasks(): OperatorTask[] {
+    const hooks = this.opts.manager.globalHooks;
+    const event = 'Operator-Startup';
+    return [
+      ...hooksInOrder(hooks, 'onStartup').map((hook) =>
+        makeTask({ kind: 'GlobalHookRun', hook, bindingType: 'onStartup', contexts: [onStartupContext()], event, allowFailure: false, reloadAllOnValuesChanges: false }),
+      ),
+      ...hooks.filter((h) => h.config.schedule.length > 0).map((hook) => makeTask({ kind: 'GlobalHookEnableScheduleBindings', hook, event })),
+      ...hooks.filter((h) => h.config.kubernetes.length > 0).map((hook) => makeTask({ kind: 'GlobalHookEnableKubernetesBindings', hook, event })),
+      makeTask({ kind: 'GlobalHookWaitKubernetesSynchronization', event }),
+      this.rt.newConverge('OperatorStartup', event),
+    ];
+  }
+
+  private async handle(task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+    const rt = this.rt;
+    switch (task.metadata.kind) {
+      case 'GlobalHookRun':
+        return globalHookRun(rt, task, queue);
+      case 'ModuleHookRun':
+        return moduleHookRun(rt, task, queue);
+      case 'GlobalHookEnableScheduleBindings':
+        return enableScheduleBindings(rt, task);
+      case 'GlobalHookEnableKubernetesBindings':
+        return enableKubernetesBindings(rt, task);
+      case 'GlobalHookWaitKubernetesSynchronization':
+        return waitKubernetesSynchronization(rt);
+      case 'ConvergeModules':
+        return convergeModules(rt, task, queue);
+      case 'ModuleRun':
+        return moduleRun(rt, task, queue);
+      case 'ModuleDelete':
+        return moduleDelete(rt, task, queue);
+      case 'ModulePurge':
+        return modulePurge(rt, task);
+      case 'DiscoverHelmReleases':
+        return discoverHelmReleases(rt);
+      case 'ApplyKubeConfigValues':
+        return applyKubeConfigValues(rt);
+      default:
+        return TaskResults.fail(`no handler for task type ${task.type}`);
+    }
+  }
+
+  private onFirstConvergeDone(): void {
+    this.log.info('first converge done');
+    this.queues.main.addLast(makeTask({ kind: 'DiscoverHelmReleases', event: 'Discover-Helm-Releases' }));
+  }
+
+  private onKubernetesEvent(hook: Hook, binding: KubernetesBinding, ctx: EventContext): void {
+    if (this.stopping) return;
+    const common = { hook, bindingType: 'kubernetes' as const, contexts: [ctx], event: 'Kubernetes', allowFailure: binding.allowFailure };
+    if (hook.module) {
+      if (!this.rt.isEnabled(hook.module)) return;
+      this.queues.addLast(makeTask({ kind: 'ModuleHookRun', module: hook.module, ...common }, binding.queue));
+    } else {
+      this.queues.addLast(makeTask({ kind: 'GlobalHookRun', reloadAllOnValuesChanges: true, ...common }, binding.queue));
+    }
+  }
+
+  /** Schedule events before the first converge is done are dropped (LIFECYCLE-STEPS). */
+  private onSchedule(hook: Hook, binding: ScheduleBinding): void {
+    if (this.stopping || !this.rt.converge.ready) return;
+    const common = { hook, bindingType: 'schedule' as const, contexts: [scheduleContext(binding)], event: 'Schedule', allowFailure: binding.allowFailure };
+    if (hook.module) {
+      if (!this.rt.isEnabled(hook.module)) return;
+      this.queues.addLast(makeTask({ kind: 'ModuleHookRun', module: hook.module, ...common }, binding.queue));
+    } else {
+      this.queues.addLast(makeTask({ kind: 'GlobalHookRun', reloadAllOnValuesChanges: true, ...common }, binding.queue));
+    }
+  }
+
+  private parseConfig(data: ConfigMapData) {
+    return parseConfigData(data ?? {}, this.opts.config!.description, isValidValuesKey);
+  }
+
+  /** A changed ConfigMap: parsed now (a bad one is reported and ignored), applied by a task at the head of main. */
+  private onConfigData(data: ConfigMapData): void {
+    if (this.stopping) return;
+    try {
+      this.rt.pendingConfig = this.parseConfig(data);
+    } catch (e) {
+      this.log.error({ error: e instanceof UserError ? e.message : errorMessage(e) }, 'the config is invalid; the operator keeps the last valid one');
+      return;
+    }
+    const main = this.queues.main;
+    if (!main.tasks().some((t) => t.metadata.kind === 'ApplyKubeConfigValues' && !t.processing)) {
+      main.addFirst(makeTask({ kind: 'ApplyKubeConfigValues', event: 'KubeConfig-Changed' }));
+    }
+    if (this.rt.converge.firstPhase === 'NotStarted') main.cancelDelay();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * What the operator needs from the layers around it, as interfaces (LIFECYCLE-STEPS, DESIGN §2):
+ * - a Kubernetes port: monitors for the kubernetes bindings of hooks, the object operations hooks
+ *   write, and the config source (ConfigMap/addon-operator);
+ * - a Helm port: install or upgrade a module's release, uninstall it, list releases.
+ *
+ * The real implementations (src/kube, src/config, src/helm) satisfy these shapes structurally and
+ * never import this file; `addon-operator start` wires them. Tests may pass in-memory ones.
+ */
+import type { KubernetesBinding, WatchEvent } from '../hooks/config-types.js';
+import type { SnapshotItem } from '../hooks/binding-context.js';
+import type { KubeOperation } from '../hooks/outputs/kubernetes.js';
+import type { JsonObject } from '../util/json.js';
+
+/** One event of a kubernetes binding, after the binding's jq filter. */
+export interface BindingEvent {
+  watchEvent: WatchEvent;
+  item: SnapshotItem;
+}
+
+/** Watches the objects of one kubernetes binding and keeps its snapshot. */
+export interface BindingMonitor {
+  /** Lists (retrying until it succeeds or stop()); resolves when the snapshot is complete. */
+  start(): Promise<void>;
+  /** The current snapshot, sorted by namespace then name. */
+  snapshot(): readonly SnapshotItem[];
+  stop(): Promise<void>;
+}
+
+export interface MonitorOptions {
+  /** Called for every change after start() resolved (Modified with an unchanged filter result is skipped). */
+  onEvent: (event: BindingEvent) => void;
+  /** Errors of the watch (it keeps retrying). */
+  onError?: (error: Error) => void;
+  /** For logs: `hooks/x.sh` or `module/hooks/x.sh`, binding name. */
+  label: string;
+}
+
+export interface KubernetesPort {
+  createMonitor(binding: KubernetesBinding, options: MonitorOptions): BindingMonitor;
+  /** Executes the object operations a hook wrote, in order; `hookFailed` keeps only `ignoreHookError` ones. */
+  applyOperations(operations: readonly KubeOperation[], options: { hook: string; hookFailed: boolean }): Promise<void>;
+}
+
+/** ConfigMap/addon-operator: raw data (key → YAML text); null when the ConfigMap does not exist. */
+export type ConfigMapData = Record<string, string> | null;
+
+export interface ConfigSource {
+  /** Where the config lives, for messages: `ConfigMap addon-operator/addon-operator`, a file path... */
+  readonly description: string;
+  /** Reads the current data once. */
+  read(): Promise<ConfigMapData>;
+  /** Calls `onChange` on every later change of the data (after `read`), until stop(). */
+  watch(onChange: (data: ConfigMapData) => void, onError?: (error: Error) => void): Promise<void>;
+  /** Writes one section (`global` or a module's camelCase key) as YAML; creates the ConfigMap if missing. */
+  writeSection(key: string, values: JsonObject): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ReleaseRequest {
+  /** The module name in kebab-case (LIFECYCLE-STEPS step 5: the chart's name is ignored). */
+  release: string;
+  namespace: string;
+  chartDir: string;
+  /** `{"global": ..., "<camelName>": ...}` (the Helm view of VALUES.md). */
+  values: JsonObject;
+}
+
+/** `unchanged`: the checksum of the values and manifests matched the last release and nothing was absent. */
+export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
+
+export interface HelmPort {
+  /** `helm upgrade --install`, skipped when nothing changed (LIFECYCLE-STEPS step 5). */
+  upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome>;
+  /** `helm uninstall`; false when there was no release. */
+  uninstall(release: string, namespace: string): Promise<boolean>;
+  /** Names of the releases in the namespace. */
+  listReleases(namespace: string): Promise<string[]>;
+}

@@ -1,0 +1,166 @@
+/**
+ * What the task handlers share: the module manager, the queues, the ports, the event sources of
+ * every hook, the per-module run state and the converge state; and the one way to run a hook and
+ * apply all of its outputs (values, config, metrics, Kubernetes operations).
+ */
+import type { Logger } from 'pino';
+import type { ModuleManager, HookRunOutcome } from '../modules/manager.js';
+import type { Hook } from '../hooks/hook.js';
+import { HookRunError } from '../hooks/executor.js';
+import type { BindingContext } from '../hooks/binding-context.js';
+import { hookLineLogger } from '../log/logger.js';
+import type { HookMetricsStorage } from '../metrics/hook-metrics.js';
+import type { QueueSet } from '../queue/index.js';
+import type { ScheduleManager } from '../schedule/index.js';
+import type { ConfigData } from '../config/configmap.js';
+import type { ConfigSource, HelmPort, KubernetesPort } from './ports.js';
+import { HookBindings, type HookEventSink } from './hook-bindings.js';
+import { ConvergeStatus } from './converge-status.js';
+import { hookLabel, makeTask, type BindingType, type ConvergeEvent, type OperatorTask, type TaskMeta } from './tasks.js';
+
+/** ModuleRun phases (reference/addon-operator.md §5.6). */
+export type ModulePhase = 'Startup' | 'QueueSynchronizationTasks' | 'WaitForSynchronization' | 'EnableScheduleBindings' | 'CanRunHelm' | 'Ready';
+
+export interface ModuleState {
+  phase: ModulePhase;
+  /** A run reached Ready once since the module was enabled (DESIGN §4.13). */
+  completedOnce: boolean;
+  /** Synchronization runs in other queues that the module run waits for, by task id. */
+  pendingSync: Set<string>;
+}
+
+/** Phases of a ConvergeModules task (reference §5.5). */
+export type ConvergePhase = 'StandBy' | 'WaitBeforeAll' | 'WaitDeleteAndRunModules' | 'WaitAfterAll';
+
+export interface RuntimeOptions {
+  manager: ModuleManager;
+  namespace: string;
+  kube: KubernetesPort | undefined;
+  helm: HelmPort;
+  config: ConfigSource | undefined;
+  logger: Logger;
+  hookMetrics: HookMetricsStorage | undefined;
+  schedules: ScheduleManager;
+  queues: QueueSet<TaskMeta>;
+  /** A release never purged (HELM_IGNORE_RELEASE, DESIGN §4.10). */
+  helmIgnoreRelease?: string;
+  /** Delay before retrying a failed module discovery (LIFECYCLE.md: 5 s). */
+  discoveryRetryMs: number;
+  proxyHookJsonLogs?: boolean;
+}
+
+export class Runtime {
+  readonly manager: ModuleManager;
+  readonly queues: QueueSet<TaskMeta>;
+  readonly log: Logger;
+  readonly converge = new ConvergeStatus();
+  convergePhase: ConvergePhase = 'StandBy';
+  /** The ConvergeModules task in progress (phase ≠ StandBy). */
+  convergeTaskId: string | undefined;
+  /** Global sync runs in other queues that start-up waits for, by task id. */
+  readonly pendingGlobalSync = new Set<string>();
+  /** The last config read from the source, waiting for an ApplyKubeConfigValues task. */
+  pendingConfig: ConfigData | undefined;
+  private readonly bindings = new Map<string, HookBindings>();
+  private readonly modules = new Map<string, ModuleState>();
+
+  constructor(
+    readonly opts: RuntimeOptions,
+    private readonly sink: HookEventSink,
+  ) {
+    this.manager = opts.manager;
+    this.queues = opts.queues;
+    this.log = opts.logger;
+  }
+
+  get main() {
+    return this.queues.main;
+  }
+
+  bindingsOf(hook: Hook): HookBindings {
+    let b = this.bindings.get(hook.id);
+    if (!b) this.bindings.set(hook.id, (b = new HookBindings(hook, { kube: this.opts.kube, schedules: this.opts.schedules, sink: this.sink })));
+    return b;
+  }
+
+  moduleState(name: string): ModuleState {
+    let s = this.modules.get(name);
+    if (!s) this.modules.set(name, (s = { phase: 'Startup', completedOnce: false, pendingSync: new Set() }));
+    return s;
+  }
+
+  resetModuleState(name: string): void {
+    this.modules.delete(name);
+  }
+
+  isEnabled(module: string): boolean {
+    return this.manager.enabledModules.includes(module);
+  }
+
+  /** Runs a global hook with its snapshots and applies every output. */
+  runGlobalHook(hook: Hook, contexts: BindingContext[], bindingType: BindingType, queue: string): Promise<HookRunOutcome> {
+    return this.withOutputs(hook, bindingType, queue, contexts, (rt) => this.manager.runGlobalHook(hook, contexts, this.bindingsOf(hook).snapshots, rt));
+  }
+
+  /** Runs a module hook with its snapshots and applies every output. */
+  runModuleHook(module: string, hook: Hook, contexts: BindingContext[], bindingType: BindingType, queue: string): Promise<HookRunOutcome> {
+    return this.withOutputs(hook, bindingType, queue, contexts, (rt) => this.manager.runModuleHook(module, hook, contexts, this.bindingsOf(hook).snapshots, rt));
+  }
+
+  private async withOutputs(
+    hook: Hook,
+    bindingType: BindingType,
+    queue: string,
+    contexts: BindingContext[],
+    run: (rt: { log: ReturnType<typeof hookLineLogger>; proxyJsonLogs?: boolean }) => Promise<HookRunOutcome>,
+  ): Promise<HookRunOutcome> {
+    const label = hookLabel(hook);
+    const binding = contexts.length ? [...new Set(contexts.map((c) => (c.type === 'onStartup' ? 'onStartup' : c.binding)))].join(',') : bindingType;
+    const log = hookLineLogger(this.log, { module: hook.module, hook: hook.name, binding, queue });
+    let outcome: HookRunOutcome;
+    try {
+      outcome = await run({ log, proxyJsonLogs: this.opts.proxyHookJsonLogs });
+    } catch (e) {
+      if (e instanceof HookRunError && e.kubernetesOnFailure.length && this.opts.kube) {
+        await this.opts.kube.applyOperations(e.kubernetesOnFailure, { hook: label, hookFailed: true });
+      }
+      throw e;
+    }
+    const { outputs, savedConfig } = outcome;
+    if (savedConfig && this.opts.config) await this.opts.config.writeSection(savedConfig.key, savedConfig.values);
+    if (outputs.metrics.length) this.opts.hookMetrics?.apply(label, outputs.metrics);
+    if (outputs.kubernetes.length) {
+      if (!this.opts.kube) throw new Error(`hook ${label} wrote Kubernetes operations, but the operator runs without a Kubernetes API`);
+      await this.opts.kube.applyOperations(outputs.kubernetes, { hook: label, hookFailed: false });
+    }
+    return outcome;
+  }
+
+  // ---- queue helpers ------------------------------------------------------------------------------
+
+  /** A ConvergeModules task waits in main (not the one in progress). */
+  convergePending(): boolean {
+    return this.main.tasks().some((t) => t.metadata.kind === 'ConvergeModules' && t.id !== this.convergeTaskId && !t.processing);
+  }
+
+  newConverge(convergeEvent: ConvergeEvent, event: string): OperatorTask {
+    return makeTask({ kind: 'ConvergeModules', convergeEvent, event });
+  }
+
+  /** Appends a converge to main unless one is already waiting. */
+  requestConverge(convergeEvent: ConvergeEvent, event: string): void {
+    if (this.convergePending()) return;
+    this.main.addLast(this.newConverge(convergeEvent, event));
+  }
+
+  /** A ModuleRun for the module waits in main (the running head does not count). */
+  moduleRunPending(module: string): boolean {
+    return this.main.tasks().some((t) => t.metadata.kind === 'ModuleRun' && t.metadata.module === module && !t.processing);
+  }
+
+  /** Appends a ModuleRun (no start-up) to main unless one is already waiting. */
+  requestModuleRun(module: string, event: string): void {
+    if (this.moduleRunPending(module)) return;
+    this.main.addLast(makeTask({ kind: 'ModuleRun', module, doStartup: false, reloadAll: false, event }));
+  }
+}
