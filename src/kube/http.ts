@@ -18,6 +18,11 @@ export class KubeApiError extends Error {
   }
 }
 
+/** True when `err` is an API error with this HTTP status (and this Status reason, when given). */
+export function isApiStatus(err: unknown, statusCode: number, reason?: string): err is KubeApiError {
+  return err instanceof KubeApiError && err.statusCode === statusCode && (reason === undefined || err.reason === reason);
+}
+
 export async function requestJson<T = unknown>(
   kc: KubeConfig,
   method: string,
