@@ -4,7 +4,8 @@
  * and a timeout that sends SIGTERM, then SIGKILL after a grace period.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface RunOptions {
@@ -121,6 +122,7 @@ export function runProcess(opts: RunOptions): Promise<RunResult> {
 export class RunDir {
   readonly path: string;
   private readonly keep: boolean;
+  private readonly files: string[] = [];
 
   constructor(root: string, prefix: string, keep = false) {
     mkdirSync(root, { recursive: true });
@@ -132,6 +134,7 @@ export class RunDir {
   write(name: string, content: string): string {
     const file = join(this.path, name);
     writeFileSync(file, content, { mode: 0o600 });
+    this.files.push(file);
     return file;
   }
 
@@ -141,9 +144,29 @@ export class RunDir {
   }
 
   dispose(): void {
-    if (!this.keep) rmSync(this.path, { recursive: true, force: true });
+    if (this.keep) return;
+    // Our files go at once; the directory goes in the background: rmdir is the slowest step of a
+    // run on ext4 (about 1 ms) and nothing waits for it. A recursive removal is the fallback when
+    // the process left files of its own.
+    try {
+      for (const f of this.files) unlinkSync(f);
+    } catch {
+      // removed below
+    }
+    const removal = rmdir(this.path)
+      .catch(() => rm(this.path, { recursive: true, force: true }))
+      .catch(() => undefined)
+      .finally(() => pendingRemovals.delete(removal));
+    pendingRemovals.add(removal);
+  }
+
+  /** Resolves when every disposed run dir is gone (for shutdown and tests). */
+  static settled(): Promise<void> {
+    return Promise.all(pendingRemovals).then(() => undefined);
   }
 }
+
+const pendingRemovals = new Set<Promise<unknown>>();
 
 /** "exit code 3", "killed by SIGKILL", "timed out after 10s" — for error messages. */
 export function describeExit(r: RunResult, timeoutMs: number): string {

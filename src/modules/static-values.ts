@@ -55,28 +55,29 @@ export function readValuesFile(file: string, allowedKeys?: { valuesKey: string }
   if (!isPlainObject(data)) throw new UserError(`${file}: values file must be a YAML map, got ${Array.isArray(data) ? 'a list' : JSON.stringify(data)}`);
   const problems: string[] = [];
   for (const [key, value] of Object.entries(data)) {
-    const where = at(file, text, key);
+    // positions are looked up only for problems: each lookup parses the file again
+    const where = (): string => at(file, text, key);
     if (key === 'global' && !allowedKeys) {
       if (value === null) out.global = {};
       else if (isPlainObject(value)) out.global = value;
-      else problems.push(`${where}: "global" must be a map`);
+      else problems.push(`${where()}: "global" must be a map`);
       continue;
     }
     const isFlag = key.endsWith(ENABLED) && key.length > ENABLED.length;
     const moduleKey = isFlag ? key.slice(0, -ENABLED.length) : key;
     if (allowedKeys && moduleKey !== allowedKeys.valuesKey) {
       problems.push(
-        `${where}: unexpected root key "${key}": a module's values.yaml may only hold "${allowedKeys.valuesKey}" and "${allowedKeys.valuesKey}${ENABLED}"`,
+        `${where()}: unexpected root key "${key}": a module's values.yaml may only hold "${allowedKeys.valuesKey}" and "${allowedKeys.valuesKey}${ENABLED}"`,
       );
       continue;
     }
     if (!isValidValuesKey(moduleKey)) {
-      problems.push(`${where}: "${key}" is not a module values key (camelCase of a module name) or "global"`);
+      problems.push(`${where()}: "${key}" is not a module values key (camelCase of a module name) or "global"`);
       continue;
     }
     if (isFlag) {
       const b = parseBool(value);
-      if (b === undefined) problems.push(`${where}: "${key}" must be true or false, got ${JSON.stringify(value)}`);
+      if (b === undefined) problems.push(`${where()}: "${key}" must be true or false, got ${JSON.stringify(value)}`);
       else out.flags.set(moduleKey, { value: b, file, key });
       continue;
     }
@@ -86,7 +87,7 @@ export function readValuesFile(file: string, allowedKeys?: { valuesKey: string }
     }
     if (value === null) out.sections.set(moduleKey, {});
     else if (isPlainObject(value)) out.sections.set(moduleKey, value);
-    else problems.push(`${where}: "${key}" must be a map of the module's values (or "false" to disable it), got ${JSON.stringify(value)}`);
+    else problems.push(`${where()}: "${key}" must be a map of the module's values (or "false" to disable it), got ${JSON.stringify(value)}`);
   }
   // an explicit <name>Enabled wins over the legacy <name>: false of the same file
   for (const [key, value] of Object.entries(data)) {

@@ -15,6 +15,7 @@ import type { Hook } from '../hooks/hook.js';
 import type { KubernetesBinding, ScheduleBinding } from '../hooks/config-types.js';
 import { onStartupContext, scheduleContext, type EventContext } from '../hooks/binding-context.js';
 import { hooksInOrder } from '../hooks/order.js';
+import { RunDir } from '../hooks/process.js';
 import { HookMetricsStorage } from '../metrics/hook-metrics.js';
 import { QueueSet, TaskResults, type SleepFn, type TaskQueue, type TaskResult } from '../queue/index.js';
 import { ScheduleManager } from '../schedule/index.js';
@@ -151,6 +152,7 @@ export class Operator {
       await this.opts.config?.stop();
       await this.queues.stop();
       await Promise.all(this.allHooks().map((h) => this.rt.bindingsOf(h).disable()));
+      await RunDir.settled();
     })();
     return this.stopping;
   }

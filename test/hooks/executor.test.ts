@@ -4,6 +4,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTree } from '../helpers/tree.js';
 import { runShellHook, HookRunError, type ShellHookRun } from '../../src/hooks/executor.js';
+import { RunDir } from '../../src/hooks/process.js';
 import { applyValuesOutputs } from '../../src/hooks/apply-values.js';
 import { parseMetrics } from '../../src/hooks/outputs/metrics.js';
 import { parseKubernetesOperations } from '../../src/hooks/outputs/kubernetes.js';
@@ -63,6 +64,7 @@ EOF2
     ]);
     assert.deepEqual(out.kubernetes.map((o) => o.operation), ['CreateOrUpdate', 'MergePatch']);
     assert.deepEqual(lines, ['stdout: [{"binding":"beforeHelm","snapshots":{}}]', 'stderr: 700', 'stderr: 600']);
+    await RunDir.settled();
     assert.deepEqual(readdirSync(join(root, 'tmp')), [], 'the run dir is removed');
   } finally {
     delete process.env.AO_SECRET_TOKEN;

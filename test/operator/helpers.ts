@@ -52,7 +52,9 @@ export class MemoryKube implements KubernetesPort {
       if (options.hookFailed && !op.ignoreHookError) continue;
       this.operations.push({ hook: options.hook, op });
       if (op.operation === 'Create' || op.operation === 'CreateOrUpdate' || op.operation === 'CreateIfNotExists') this.put(op.object as unknown as Obj);
-      else if (op.operation.startsWith('Delete')) this.delete({ kind: op.kind, metadata: { name: op.name, namespace: op.namespace } });
+      else if (op.operation === 'Delete' || op.operation === 'DeleteInBackground' || op.operation === 'DeleteNonCascading') {
+        this.delete({ kind: op.kind, metadata: { name: op.name, namespace: op.namespace } });
+      }
     }
   }
 

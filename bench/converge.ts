@@ -1,0 +1,152 @@
+/**
+ * bench/converge: 200 modules with 3 no-op shell hooks each (onStartup, beforeHelm, afterHelm), through
+ * a full first converge with an in-memory Helm port, against spawning the same 600 hook processes one
+ * after another directly. Target (issue 6): converge ≤ 1.3× the direct spawns. The same with in-process
+ * hooks: engine time per module, target under 2 ms.
+ *
+ * The hooks' `--config` runs (module hooks are configured when their module is first discovered) are
+ * timed apart and not counted in the ratio: the baseline spawns only the runs.
+ * Run: node --import tsx bench/converge.ts [modules]
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pino } from 'pino';
+import { ModuleManager } from '../src/modules/manager.js';
+import { Operator } from '../src/operator/operator.js';
+import type { HelmPort, ReleaseRequest } from '../src/operator/ports.js';
+import { checksumJson } from '../src/util/json.js';
+
+const MODULES = Number(process.argv[2] ?? 200);
+const BINDINGS = [
+  ['startup', { configVersion: 'v1', onStartup: 1 }],
+  ['before', { configVersion: 'v1', beforeHelm: 1 }],
+  ['after', { configVersion: 'v1', afterHelm: 1 }],
+] as const;
+
+const shellHook = (config: object) => `#!/usr/bin/env bash
+if [[ "\${1:-}" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi
+exit 0
+`;
+const inProcessHook = (config: object) => `export const config = ${JSON.stringify(config)};\nexport function run() {}\n`;
+
+/** Releases in memory: the bench measures the operator, not a release engine. */
+class MemoryHelm implements HelmPort {
+  private readonly releases = new Map<string, string>();
+  async upgradeInstall(req: ReleaseRequest) {
+    const sum = checksumJson(req.values);
+    if (this.releases.get(req.release) === sum) return 'unchanged' as const;
+    const had = this.releases.has(req.release);
+    this.releases.set(req.release, sum);
+    return had ? ('upgraded' as const) : ('installed' as const);
+  }
+  async uninstall(release: string) {
+    return this.releases.delete(release);
+  }
+  async listReleases() {
+    return [...this.releases.keys()];
+  }
+}
+
+/** `mod-aa`, `mod-ab`...: module names must survive the kebab → camelCase → kebab round trip. */
+const moduleName = (i: number) => `mod-${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${String.fromCharCode(97 + (i % 26))}`;
+const moduleDir = (root: string, i: number) => join(root, 'modules', `${String(i + 1).padStart(3, '0')}-${moduleName(i)}`);
+
+function writeModules(root: string, kind: 'shell' | 'js'): void {
+  const flags: string[] = [];
+  for (let i = 0; i < MODULES; i++) {
+    const name = moduleName(i);
+    const dir = moduleDir(root, i);
+    mkdirSync(join(dir, 'hooks'), { recursive: true });
+    mkdirSync(join(dir, 'templates'), { recursive: true });
+    writeFileSync(join(dir, 'Chart.yaml'), `name: ${name}\nversion: 0.1.0\n`);
+    for (const [file, config] of BINDINGS) {
+      if (kind === 'shell') writeFileSync(join(dir, 'hooks', file), shellHook(config), { mode: 0o755 });
+      else writeFileSync(join(dir, 'hooks', `${file}.hook.mjs`), inProcessHook(config));
+    }
+    flags.push(`${name.replace(/-(.)/, (_, c: string) => c.toUpperCase())}Enabled: true`);
+  }
+  writeFileSync(join(root, 'modules', 'values.yaml'), `${flags.join('\n')}\n`);
+  mkdirSync(join(root, 'global-hooks', 'hooks'), { recursive: true });
+}
+
+/** Loads the modules, configures every module hook, then times the first converge. */
+async function converge(root: string): Promise<{ configMs: number; convergeMs: number }> {
+  const manager = await ModuleManager.load({
+    modulesDir: join(root, 'modules'),
+    globalHooksDir: join(root, 'global-hooks'),
+    tmpDir: join(root, 'tmp'),
+    hookTimeoutMs: 60_000,
+  });
+  let t = performance.now();
+  for (const m of manager.set.modules) await manager.moduleHooks(m.def.name);
+  const configMs = performance.now() - t;
+  const op = new Operator({ manager, namespace: 'bench', helm: new MemoryHelm(), logger: pino({ level: 'silent' }) });
+  t = performance.now();
+  await op.start();
+  await op.converge.whenFirstDone();
+  const convergeMs = performance.now() - t;
+  await op.stop();
+  if (manager.enabledModules.length !== MODULES) throw new Error(`expected ${MODULES} enabled modules, got ${manager.enabledModules.length}`);
+  return { configMs, convergeMs };
+}
+
+function spawnOnce(file: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(file, [], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    c.stdout.resume();
+    c.stderr.resume();
+    c.on('error', reject);
+    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+  });
+}
+
+/** The same hook processes, spawned one after another with files prepared once. */
+async function directSpawns(root: string): Promise<number> {
+  const pre = mkdtempSync(join(root, 'pre-'));
+  const env: Record<string, string> = {};
+  for (const k of ['BINDING_CONTEXT_PATH', 'VALUES_PATH', 'CONFIG_VALUES_PATH', 'VALUES_JSON_PATCH_PATH', 'CONFIG_VALUES_JSON_PATCH_PATH', 'METRICS_PATH', 'KUBERNETES_PATCH_PATH']) {
+    env[k] = join(pre, k);
+    writeFileSync(env[k], k === 'BINDING_CONTEXT_PATH' ? '[{"binding":"beforeHelm","snapshots":{}}]' : k.endsWith('VALUES_PATH') ? '{}' : '');
+  }
+  const t = performance.now();
+  for (let i = 0; i < MODULES; i++) {
+    const dir = join(moduleDir(root, i), 'hooks');
+    for (const [file] of BINDINGS) await spawnOnce(join(dir, file), env);
+  }
+  return performance.now() - t;
+}
+
+const shellRoot = mkdtempSync(join(tmpdir(), 'bench-converge-sh-'));
+const jsRoot = mkdtempSync(join(tmpdir(), 'bench-converge-js-'));
+try {
+  writeModules(shellRoot, 'shell');
+  writeModules(jsRoot, 'js');
+  console.log(`bench/converge: ${MODULES} modules × ${BINDINGS.length} hooks`);
+  // the machine is shared and fork costs drift: alternate baseline and converge, report medians
+  const ROUNDS = 3;
+  const direct: number[] = [];
+  const shell: number[] = [];
+  const config: number[] = [];
+  const js: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    direct.push(await directSpawns(shellRoot));
+    const s = await converge(shellRoot);
+    shell.push(s.convergeMs);
+    config.push(s.configMs);
+    js.push((await converge(jsRoot)).convergeMs);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const f = (ms: number) => `${ms.toFixed(0)} ms`;
+  const all = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+  console.log(`  direct spawns (${MODULES * BINDINGS.length} processes):   ${f(median(direct))}  (rounds: ${all(direct)})`);
+  console.log(`  converge, shell hooks:                ${f(median(shell))}  (rounds: ${all(shell)})`);
+  console.log(`    ratio ${(median(shell) / median(direct)).toFixed(2)}× (target ≤ 1.3×)`);
+  console.log(`  (hook --config runs, not counted:     ${f(median(config))})`);
+  console.log(`  converge, in-process hooks:           ${f(median(js))}  ${(median(js) / MODULES).toFixed(2)} ms per module (target < 2 ms)`);
+} finally {
+  rmSync(shellRoot, { recursive: true, force: true });
+  rmSync(jsRoot, { recursive: true, force: true });
+}
