@@ -312,3 +312,20 @@ test('a module hook with a bad config fails discovery with a message naming the 
   assert.ok(s.trace.lines().includes('alpha-bad onStartup'));
   await s.op.stop();
 });
+
+test('Synchronization runs in other queues are waited for (global before the converge, module before beforeHelm)', async () => {
+  const s = await scenario({
+    files: (t) =>
+      base(t, {
+        'global-hooks/hooks/side': traceHook(t, 'g-side', { configVersion: 'v1', kubernetes: [{ name: 'cms', kind: 'ConfigMap', queue: 'side' }] }, 'sleep 0.3'),
+        'modules/001-alpha/hooks/side': traceHook(t, 'alpha-side', { configVersion: 'v1', kubernetes: [{ name: 'pods', kind: 'Pod', queue: 'mside' }] }, 'sleep 0.3'),
+      }),
+  });
+  s.kube.put({ kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
+  await started(s);
+  assert.deepEqual(s.trace.lines(), ['g-side cms:Synchronization', 'g-all beforeAll', 'alpha-side pods:Synchronization', ...CONVERGE_START.slice(1)]);
+  // events after the sync run go to the binding's queue
+  const lines = await traceOf(s, () => s.kube.put({ kind: 'Pod', metadata: { name: 'p', namespace: 'default' } }));
+  assert.deepEqual(lines, ['alpha-side pods:Event:Added']);
+  await s.op.stop();
+});
