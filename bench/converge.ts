@@ -72,6 +72,9 @@ function writeModules(root: string, kind: 'shell' | 'js'): void {
   mkdirSync(join(root, 'global-hooks', 'hooks'), { recursive: true });
 }
 
+/** CPU time (user + system) of this process in the last measured section. */
+let lastCpuMs = 0;
+
 /** Loads the modules, configures every module hook, then times the first converge. */
 async function converge(root: string): Promise<{ configMs: number; convergeMs: number }> {
   const manager = await ModuleManager.load({
@@ -85,9 +88,12 @@ async function converge(root: string): Promise<{ configMs: number; convergeMs: n
   const configMs = performance.now() - t;
   const op = new Operator({ manager, namespace: 'bench', helm: new MemoryHelm(), logger: pino({ level: 'silent' }) });
   t = performance.now();
+  const cpu = process.cpuUsage();
   await op.start();
   await op.converge.whenFirstDone();
   const convergeMs = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  lastCpuMs = (used.user + used.system) / 1000;
   await op.stop();
   if (manager.enabledModules.length !== MODULES) throw new Error(`expected ${MODULES} enabled modules, got ${manager.enabledModules.length}`);
   return { configMs, convergeMs };
@@ -112,10 +118,13 @@ async function directSpawns(root: string): Promise<number> {
     writeFileSync(env[k], k === 'BINDING_CONTEXT_PATH' ? '[{"binding":"beforeHelm","snapshots":{}}]' : k.endsWith('VALUES_PATH') ? '{}' : '');
   }
   const t = performance.now();
+  const cpu = process.cpuUsage();
   for (let i = 0; i < MODULES; i++) {
     const dir = join(moduleDir(root, i), 'hooks');
     for (const [file] of BINDINGS) await spawnOnce(join(dir, file), env);
   }
+  const used = process.cpuUsage(cpu);
+  lastCpuMs = (used.user + used.system) / 1000;
   return performance.now() - t;
 }
 
@@ -131,9 +140,13 @@ try {
   const shell: number[] = [];
   const config: number[] = [];
   const js: number[] = [];
+  const directCpu: number[] = [];
+  const shellCpu: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     direct.push(await directSpawns(shellRoot));
+    directCpu.push(lastCpuMs);
     const s = await converge(shellRoot);
+    shellCpu.push(lastCpuMs);
     shell.push(s.convergeMs);
     config.push(s.configMs);
     js.push((await converge(jsRoot)).convergeMs);
@@ -144,6 +157,8 @@ try {
   console.log(`  direct spawns (${MODULES * BINDINGS.length} processes):   ${f(median(direct))}  (rounds: ${all(direct)})`);
   console.log(`  converge, shell hooks:                ${f(median(shell))}  (rounds: ${all(shell)})`);
   console.log(`    ratio ${(median(shell) / median(direct)).toFixed(2)}× (target ≤ 1.3×)`);
+  const perHook = (ms: number) => (ms / (MODULES * BINDINGS.length)).toFixed(2);
+  console.log(`  CPU of this process per hook run: direct ${perHook(median(directCpu))} ms, converge ${perHook(median(shellCpu))} ms (the spawner helper's CPU not counted)`);
   console.log(`  (hook --config runs, not counted:     ${f(median(config))})`);
   console.log(`  converge, in-process hooks:           ${f(median(js))}  ${(median(js) / MODULES).toFixed(2)} ms per module (target < 2 ms)`);
 } finally {

@@ -3,10 +3,10 @@
  * with only PATH, HOME and the given variables, output read line by line with a bounded memory,
  * and a timeout that sends SIGTERM, then SIGKILL after a grace period.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawnProcess } from './spawner.js';
 
 export interface RunOptions {
   file: string;
@@ -77,33 +77,13 @@ export function runProcess(opts: RunOptions): Promise<RunResult> {
     let stdoutTruncated = false;
     let timedOut = false;
     let settled = false;
-    const child = spawn(opts.file, opts.args ?? [], {
-      cwd: opts.cwd,
-      env: { ...baseEnv(), ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     const out = lineSplitter((l) => opts.onStdoutLine?.(l));
     const err = lineSplitter((l) => {
       stderrTail.push(l);
       if (stderrTail.length > keep) stderrTail.shift();
       opts.onStderrLine?.(l);
     });
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => {
-      if (stdout.length < maxOut) {
-        stdout += c.slice(0, maxOut - stdout.length);
-        if (stdout.length >= maxOut) stdoutTruncated = true;
-      } else stdoutTruncated = true;
-      out.push(c);
-    });
-    child.stderr.on('data', (c: string) => err.push(c));
     let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => child.kill('SIGKILL'), opts.graceMs ?? 5000);
-    }, opts.timeoutMs);
     const finish = (r: Pick<RunResult, 'exitCode' | 'signal' | 'spawnError'>) => {
       if (settled) return;
       settled = true;
@@ -113,8 +93,25 @@ export function runProcess(opts: RunOptions): Promise<RunResult> {
       err.end();
       resolve({ ...r, timedOut, stdout, stdoutTruncated, stderrTail });
     };
-    child.on('error', (e) => finish({ exitCode: null, signal: null, spawnError: e }));
-    child.on('close', (code, signal) => finish({ exitCode: code, signal }));
+    const child = spawnProcess(
+      { file: opts.file, args: opts.args ?? [], cwd: opts.cwd, env: { ...baseEnv(), ...opts.env } },
+      {
+        stdout: (c) => {
+          if (stdout.length < maxOut) {
+            stdout += c.slice(0, maxOut - stdout.length);
+            if (stdout.length >= maxOut) stdoutTruncated = true;
+          } else stdoutTruncated = true;
+          out.push(c);
+        },
+        stderr: (c) => err.push(c),
+        exit: ({ code, signal, error }) => finish({ exitCode: code, signal, spawnError: error }),
+      },
+    );
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), opts.graceMs ?? 5000);
+    }, opts.timeoutMs);
   });
 }
 
