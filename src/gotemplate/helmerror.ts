@@ -15,6 +15,10 @@ import { TemplateExecError } from './exec.js';
 import { TemplateParseError } from './parser.js';
 import { HelmFailError } from './funcs/helm.js';
 
+const WARN_START = 'HELM_ERR_START';
+const WARN_END = 'HELM_ERR_END';
+const WARN_RE = /HELM_ERR_START([\s\S]*)HELM_ERR_END/;
+
 interface Level {
   location: string;
   fn: string;
@@ -80,7 +84,14 @@ export function helmErrorMessage(err: unknown, file = 'main'): string {
   const parts = splitN(err.message, ': ', 3);
   if (parts.length !== 3) return `execution error in (${file}): ${err.message}`;
   for (let c: unknown = err; c instanceof Error; c = c.cause) {
-    if (c instanceof HelmFailError) return `execution error at (${parts[1]}): ${c.message}`;
+    if (c instanceof HelmFailError) {
+      // Helm wraps the message as HELM_ERR_START...HELM_ERR_END and takes back what its greedy
+      // regexp finds from the first start marker to the last end marker of the whole chain, so a
+      // marker in the template text or in the message itself shows.
+      if (!parts[2].endsWith(c.message)) return `execution error at (${parts[1]}): ${c.message}`;
+      const chain = `${parts[2].slice(0, parts[2].length - c.message.length)}${WARN_START}${c.message}${WARN_END}`;
+      return `execution error at (${parts[1]}): ${WARN_RE.exec(chain)![1]}`;
+    }
   }
   const levels: Level[] = [];
   for (let c: unknown = err; c instanceof Error; c = c.cause) {
