@@ -24,6 +24,7 @@ import type {
 import { str } from './nodes.js';
 import { formatValue } from './fmt.js';
 import type { Tree } from './parser.js';
+import type { KeyObject } from 'node:crypto';
 import {
   GoComplex,
   GoInt,
@@ -52,11 +53,20 @@ export interface ExecOptions {
   missingKey?: 'zero' | 'default' | 'invalid' | 'error';
   /** Fail when the output (of one execution) grows beyond this many characters. Default 100 MiB. */
   maxOutputLength?: number;
-  /** Maximum nesting of {{template}}/include calls. Default 1500. */
+  /** Maximum nesting of {{template}}/include calls. Default 100000 (Go's); the JS stack ends deeper nesting first. */
   maxDepth?: number;
   /** Helm's `lookup`; without it lookup returns an empty map (like `helm template`). */
   lookup?: (apiVersion: string, kind: string, namespace: string, name: string) => unknown;
+  /**
+   * Where genPrivateKey, genCA, genSelfSignedCert and genSignedCert get their private keys: `type` is
+   * 'rsa' (`bits`: 4096 for genPrivateKey, 2048 for certificates, as Sprig), 'ecdsa' (P-256), 'ed25519'
+   * or 'dsa' (2048). Default: a new key from node:crypto every time. A caller that does not need fresh
+   * keys (tests) can hand out cached ones: an RSA-4096 key takes seconds to make.
+   */
+  generateKey?: (type: PrivateKeyType, bits: number) => KeyObject;
 }
+
+export type PrivateKeyType = 'rsa' | 'ecdsa' | 'ed25519' | 'dsa';
 
 /** What functions such as include/tpl need to know about the running execution. */
 export interface ExecContext {
@@ -653,6 +663,34 @@ export function isStackOverflow(e: unknown): boolean {
 
 function canBeNil(typ: string): boolean {
   return typ.startsWith('map[') || typ.startsWith('[]') || typ.startsWith('*') || typ === 'interface {}' || typ === 'reflect.Value' || typ.startsWith('func');
+}
+
+/**
+ * The context of one execution: `parent` (a running execution, for `tpl`) shares its depth, include
+ * counters and output budget.
+ */
+export function newExecContext(set: TemplateLookup, opts: ExecOptions, parent?: ExecContext): ExecContext {
+  const ctx: ExecContext = {
+    set,
+    opts,
+    depth: parent ? parent.depth : 0,
+    included: parent ? parent.included : new Map(),
+    budget: parent ? parent.budget : { used: 0 },
+    rootName: set.rootName,
+    execute(name: string, data: unknown): string {
+      const tree = set.lookup(name);
+      if (!tree) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(set.rootName)}`);
+      const max = opts.maxDepth ?? 100000;
+      if (ctx.depth >= max) throw new TemplateExecError(`template: ${name}: exceeded maximum template depth (${max})`);
+      ctx.depth++;
+      try {
+        return executeTree(ctx, tree, name, data);
+      } finally {
+        ctx.depth--;
+      }
+    },
+  };
+  return ctx;
 }
 
 /** Runs a tree to a string with a fresh state. */

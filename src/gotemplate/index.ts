@@ -16,11 +16,12 @@
  */
 import { TemplateSet, type TemplateSetOptions } from './template.js';
 export { helmParseOrder, templateBasePath, renderChartFiles } from './template.js';
-import { TemplateExecError, TemplateLimitError, isStackOverflow, type ExecOptions, type FuncDef } from './exec.js';
+import { TemplateExecError, TemplateLimitError, isStackOverflow, type ExecOptions, type FuncDef, type PrivateKeyType } from './exec.js';
 import { TemplateParseError } from './parser.js';
 
 export { TemplateSet, TemplateExecError, TemplateLimitError, TemplateParseError };
-export type { ExecOptions, FuncDef, TemplateSetOptions };
+export type { ExecOptions, FuncDef, PrivateKeyType, TemplateSetOptions };
+export { generatePrivateKey } from './funcs/crypto.js';
 export { GoInt, withGoType, typeName, kindName, utf8 as goBytes } from './values.js';
 export { GoTime } from './funcs/dates.js';
 export { SemverVersion } from './funcs/semver.js';

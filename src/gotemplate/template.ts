@@ -6,7 +6,7 @@
  * Execution never mutates it: every execution has its own state, so a parsed set can be shared and
  * executed concurrently from many places.
  */
-import { executeTree, TemplateExecError, type ExecContext, type ExecOptions, type FuncDef, type FuncMap } from './exec.js';
+import { newExecContext, type ExecOptions, type FuncDef, type FuncMap } from './exec.js';
 import { isEmptyTree, parse, type Tree } from './parser.js';
 import { defaultFuncs } from './funcs/index.js';
 
@@ -67,7 +67,7 @@ export class TemplateSet {
    * Go prints it); see `render` for Helm's behaviour.
    */
   execute(name: string, data: unknown, opts?: ExecOptions): string {
-    const ctx = newContext(this, { ...this.execDefaults, ...opts });
+    const ctx = newExecContext(this, { ...this.execDefaults, ...opts });
     return ctx.execute(name, data);
   }
 
@@ -76,30 +76,6 @@ export class TemplateSet {
     const out = this.execute(name, data, opts);
     return out.includes('<no value>') ? out.replaceAll('<no value>', '') : out;
   }
-}
-
-export function newContext(set: TemplateSet, opts: ExecOptions, parent?: ExecContext): ExecContext {
-  const ctx: ExecContext = {
-    set,
-    opts,
-    depth: parent ? parent.depth : 0,
-    included: parent ? parent.included : new Map(),
-    budget: parent ? parent.budget : { used: 0 },
-    rootName: set.rootName,
-    execute(name: string, data: unknown): string {
-      const tree = set.lookup(name);
-      if (!tree) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(set.rootName)}`);
-      const max = opts.maxDepth ?? 100000;
-      if (ctx.depth >= max) throw new TemplateExecError(`template: ${name}: exceeded maximum template depth (${max})`);
-      ctx.depth++;
-      try {
-        return executeTree(ctx, tree, name, data);
-      } finally {
-        ctx.depth--;
-      }
-    },
-  };
-  return ctx;
 }
 
 /** Helm's parse order of chart files: deeper paths first, then reverse lexical order. */

@@ -2,8 +2,14 @@
 // that need the caller (lookup), and the safety limits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
+  generatePrivateKey,
   renderString,
+  type PrivateKeyType,
   TemplateSet,
   TemplateLimitError,
   TemplateParseError,
@@ -176,4 +182,93 @@ test('renderChartFiles: Helm order, partials skipped, .Template per file, later 
     { Values: { v: 1 } },
   );
   assert.deepEqual(out, { 'c/templates/t.yaml': 'A|c/templates/t.yaml|c/templates|1' });
+});
+
+test('crypto: keys of the sizes Sprig makes, from the generateKey option when given', () => {
+  const asked: string[] = [];
+  const made = new Map<string, KeyObject>();
+  const generateKey = (type: PrivateKeyType, bits: number): KeyObject => {
+    asked.push(`${type}/${bits}`);
+    let k = made.get(type);
+    if (!k) made.set(type, (k = generatePrivateKey(type, type === 'rsa' ? 1024 : bits)));
+    return k;
+  };
+  const out = renderString(
+    '{{ genPrivateKey "rsa" }}|{{ genPrivateKey "" }}|{{ genPrivateKey "ecdsa" }}|{{ genPrivateKey "ed25519" }}|' +
+      '{{ $ca := genCA "ca" 1 }}{{ $ca.Key }}|{{ (genSelfSignedCert "s" nil nil 1).Key }}|{{ (genSignedCert "x" nil nil 1 $ca).Key }}',
+    {},
+    { generateKey },
+  ).split('|');
+  assert.deepEqual(asked, ['rsa/4096', 'rsa/4096', 'ecdsa/256', 'ed25519/256', 'rsa/2048', 'rsa/2048', 'rsa/2048']);
+  const rsa = made.get('rsa')!.export({ type: 'pkcs1', format: 'pem' });
+  assert.deepEqual(out, [
+    rsa,
+    rsa,
+    made.get('ecdsa')!.export({ type: 'sec1', format: 'pem' }),
+    made.get('ed25519')!.export({ type: 'pkcs8', format: 'pem' }),
+    rsa,
+    rsa,
+    rsa,
+  ]);
+  // the default generator makes a new key each time, of the size asked
+  const a = generatePrivateKey('rsa', 1024);
+  assert.equal(a.asymmetricKeyDetails!.modulusLength, 1024);
+  assert.notEqual(a.export({ type: 'pkcs1', format: 'pem' }), generatePrivateKey('rsa', 1024).export({ type: 'pkcs1', format: 'pem' }));
+  assert.match(renderString('{{ genPrivateKey "ecdsa" }}', {}), /^-----BEGIN EC PRIVATE KEY-----\n/);
+});
+
+test('crypto: real CA, self-signed and CA-signed certificates (subject, SANs, validity, signature, key)', () => {
+  // genCA with the default generator: a real 2048-bit RSA key
+  const [caCert, caKey, leafCert, leafKey, selfCert, selfKey] = JSON.parse(
+    renderString(
+      '{{ $ca := genCA "my-ca" 365 }}{{ $c := genSignedCert "svc" (list "10.0.0.1") (list "svc.ns" "svc.ns.svc") 30 $ca }}' +
+        '{{ $s := genSelfSignedCertWithKey "self.io" nil (list "self.io") 7 (genPrivateKey "ecdsa") }}' +
+        '{{ list $ca.Cert $ca.Key $c.Cert $c.Key $s.Cert $s.Key | toJson }}',
+      {},
+    ),
+  ) as string[];
+  const day = 86_400_000;
+  const ca = new X509Certificate(caCert);
+  assert.equal(ca.subject, 'CN=my-ca');
+  assert.equal(ca.issuer, 'CN=my-ca');
+  assert.equal(ca.ca, true);
+  assert.ok(ca.verify(ca.publicKey), 'self-signed');
+  assert.ok(ca.checkPrivateKey(createPrivateKey(caKey)));
+  assert.equal(createPrivateKey(caKey).asymmetricKeyDetails!.modulusLength, 2048);
+  assert.ok(Math.abs(Date.parse(ca.validTo) - Date.now() - 365 * day) < 2 * day);
+
+  const leaf = new X509Certificate(leafCert);
+  assert.equal(leaf.subject, 'CN=svc');
+  assert.equal(leaf.issuer, 'CN=my-ca');
+  assert.equal(leaf.ca, false);
+  assert.ok(leaf.verify(ca.publicKey), 'signed by the CA');
+  assert.ok(!leaf.verify(leaf.publicKey));
+  assert.ok(leaf.checkPrivateKey(createPrivateKey(leafKey)));
+  assert.ok(!leaf.checkPrivateKey(createPrivateKey(caKey)), 'a key of its own');
+  assert.equal(leaf.subjectAltName, 'IP Address:10.0.0.1, DNS:svc.ns, DNS:svc.ns.svc');
+  assert.ok(Math.abs(Date.parse(leaf.validTo) - Date.now() - 30 * day) < 2 * day);
+
+  const self = new X509Certificate(selfCert);
+  assert.equal(self.subject, 'CN=self.io');
+  assert.ok(self.verify(self.publicKey));
+  assert.ok(self.checkPrivateKey(createPrivateKey(selfKey)));
+  assert.equal(self.publicKey.asymmetricKeyType, 'ec');
+  assert.equal(self.subjectAltName, 'DNS:self.io');
+});
+
+test('leaf library: imports only its own modules, node:crypto and its npm dependencies; no env, files or network', () => {
+  const dir = fileURLToPath(new URL('../../src/gotemplate/', import.meta.url));
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  assert.ok(files.length > 10);
+  for (const f of files) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
+      const spec = m[1];
+      if (spec.startsWith('.')) {
+        const target = resolve(dirname(join(dir, f)), spec);
+        assert.ok(target.startsWith(dir), `${f} imports ${spec}, outside src/gotemplate`);
+      } else assert.ok(['node:crypto', 'bcryptjs', 'node-forge', 'yaml'].includes(spec), `${f} imports ${spec}`);
+    }
+    assert.doesNotMatch(text, /process\.env|process\.cwd|\brequire\(/, `${f} reaches the environment`);
+  }
 });

@@ -14,7 +14,7 @@ import {
 } from 'node:crypto';
 import bcryptjs from 'bcryptjs';
 import forge from 'node-forge';
-import type { FuncDef } from '../exec.js';
+import type { ExecContext, FuncDef, PrivateKeyType } from '../exec.js';
 import { GoInt, fromUtf8, utf8 } from '../values.js';
 import { base64ErrorAt } from './strings.js';
 
@@ -55,13 +55,31 @@ function u32(n: number): Buffer {
   return b;
 }
 
+// Master Password's key depends only on the password and the user name (scrypt, 64 MiB, the slow
+// part); the site, counter and template only feed the HMAC. Charts derive many passwords from one
+// master password, so the last few keys are kept.
+const masterKeys = new Map<string, Buffer>();
+const MASTER_KEYS_KEPT = 8;
+
+function masterKey(password: string, user: string): Buffer {
+  const id = `${user.length}:${user}:${password}`;
+  let key = masterKeys.get(id);
+  if (key) {
+    masterKeys.delete(id); // most recently used last
+  } else {
+    const salt = Buffer.concat([Buffer.from(SEED), u32(Buffer.byteLength(user)), Buffer.from(user)]);
+    key = scryptSync(Buffer.from(password), salt, 64, { N: 32768, r: 8, p: 2, maxmem: 128 * 1024 * 1024 });
+    if (masterKeys.size >= MASTER_KEYS_KEPT) masterKeys.delete(masterKeys.keys().next().value!);
+  }
+  masterKeys.set(id, key);
+  return key;
+}
+
 function derivePassword(counter: number, type: string, password: string, user: string, site: string): string {
   const templates = TEMPLATES[type];
   if (!templates) return `cannot find password template ${type}`;
-  const salt = Buffer.concat([Buffer.from(SEED), u32(Buffer.byteLength(user)), Buffer.from(user)]);
-  const key = scryptSync(Buffer.from(password), salt, 64, { N: 32768, r: 8, p: 2, maxmem: 128 * 1024 * 1024 });
   const msg = Buffer.concat([Buffer.from(SEED), u32(Buffer.byteLength(site)), Buffer.from(site), u32(counter)]);
-  const seed = createHmac('sha256', key).update(msg).digest();
+  const seed = createHmac('sha256', masterKey(password, user)).update(msg).digest();
   const temp = templates[seed[0] % templates.length];
   let out = '';
   for (let i = 0; i < temp.length; i++) {
@@ -108,17 +126,35 @@ function bcrypt(s: string): string {
   return bcryptjs.hashSync(s, 10).replace(/^\$2b\$/, '$2a$');
 }
 
-function genPrivateKey(typ: string): string {
+/** A new private key from node:crypto (the default of the `generateKey` option). */
+export function generatePrivateKey(type: PrivateKeyType, bits: number): KeyObject {
+  switch (type) {
+    case 'rsa':
+      return generateKeyPairSync('rsa', { modulusLength: bits }).privateKey;
+    case 'ecdsa':
+      return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    case 'ed25519':
+      return generateKeyPairSync('ed25519').privateKey;
+    case 'dsa':
+      return generateKeyPairSync('dsa', { modulusLength: bits, divisorLength: 256 }).privateKey;
+  }
+}
+
+function newKey(ctx: ExecContext, type: PrivateKeyType, bits: number): KeyObject {
+  return (ctx.opts.generateKey ?? generatePrivateKey)(type, bits);
+}
+
+function genPrivateKey(ctx: ExecContext, typ: string): string {
   switch (typ) {
     case '':
     case 'rsa':
-      return generateKeyPairSync('rsa', { modulusLength: 4096 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+      return pemForKey(newKey(ctx, 'rsa', 4096));
     case 'ecdsa':
-      return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+      return pemForKey(newKey(ctx, 'ecdsa', 256));
     case 'ed25519':
-      return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      return pemForKey(newKey(ctx, 'ed25519', 256));
     case 'dsa':
-      return generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().replace(/PRIVATE KEY/g, 'DSA PRIVATE KEY');
+      return pemForKey(newKey(ctx, 'dsa', 2048)).replace(/PRIVATE KEY/g, 'DSA PRIVATE KEY');
   }
   return 'Unknown type ' + typ;
 }
@@ -139,6 +175,7 @@ interface KeyPair {
   pem: string; // as sprig returns it (PKCS#1 / SEC1 / PKCS#8)
 }
 
+/** The PEM Sprig writes: PKCS#1 for RSA, SEC 1 for ECDSA, PKCS#8 otherwise. */
 function pemForKey(k: KeyObject): string {
   switch (k.asymmetricKeyType) {
     case 'rsa':
@@ -150,9 +187,9 @@ function pemForKey(k: KeyObject): string {
   }
 }
 
-function rsaKeys(): KeyPair {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return { key: privateKey, pem: pemForKey(privateKey) };
+function rsaKeys(ctx: ExecContext): KeyPair {
+  const key = newKey(ctx, 'rsa', 2048);
+  return { key, pem: pemForKey(key) };
 }
 
 function keysFromPem(pem: string): KeyPair {
@@ -259,19 +296,21 @@ export const cryptoFuncs: Record<string, FuncDef> = {
     if (h === 'sha') return `${u}:{SHA}${createHash('sha1').update(p).digest('base64')}`;
     return `${u}:${bcrypt(p)}`;
   }),
-  genPrivateKey: d([S], ([t]) => genPrivateKey(t)),
+  genPrivateKey: d([S], ([t], ctx) => genPrivateKey(ctx, t)),
   randBytes: d([I], ([c]) => {
     if (n(c) < 0) throw new Error('runtime error: makeslice: len out of range');
     return randomBytes(n(c)).toString('base64');
   }),
-  genCA: d([S, I], ([cn, days]) => makeCert(cn, [], [], n(days), true, rsaKeys())),
+  genCA: d([S, I], ([cn, days], ctx) => makeCert(cn, [], [], n(days), true, rsaKeys(ctx))),
   genCAWithKey: d([S, I, S], ([cn, days, key]) => makeCert(cn, [], [], n(days), true, keysFromPem(key))),
-  genSelfSignedCert: d([S, '[]interface {}', '[]interface {}', I], ([cn, ips, dns, days]) => makeCert(cn, list(ips), list(dns), n(days), false, rsaKeys())),
+  genSelfSignedCert: d([S, '[]interface {}', '[]interface {}', I], ([cn, ips, dns, days], ctx) =>
+    makeCert(cn, list(ips), list(dns), n(days), false, rsaKeys(ctx)),
+  ),
   genSelfSignedCertWithKey: d([S, '[]interface {}', '[]interface {}', I, S], ([cn, ips, dns, days, key]) =>
     makeCert(cn, list(ips), list(dns), n(days), false, keysFromPem(key)),
   ),
-  genSignedCert: d([S, '[]interface {}', '[]interface {}', I, 'sprig.certificate'], ([cn, ips, dns, days, ca]) =>
-    makeCert(cn, list(ips), list(dns), n(days), false, rsaKeys(), caFrom(ca)),
+  genSignedCert: d([S, '[]interface {}', '[]interface {}', I, 'sprig.certificate'], ([cn, ips, dns, days, ca], ctx) =>
+    makeCert(cn, list(ips), list(dns), n(days), false, rsaKeys(ctx), caFrom(ca)),
   ),
   genSignedCertWithKey: d([S, '[]interface {}', '[]interface {}', I, 'sprig.certificate', S], ([cn, ips, dns, days, ca, key]) =>
     makeCert(cn, list(ips), list(dns), n(days), false, keysFromPem(key), caFrom(ca)),

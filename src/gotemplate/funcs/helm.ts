@@ -1,6 +1,6 @@
 /** Helm's own template functions (helm/pkg/engine/funcs.go and engine.go), written anew. */
 import type { ExecContext, FuncDef } from '../exec.js';
-import { TemplateExecError, executeTree as executeTreeLazy, isStackOverflow } from '../exec.js';
+import { TemplateExecError, isStackOverflow, newExecContext } from '../exec.js';
 import { decodeJSON, marshalJSON } from '../json.js';
 import { marshalYAML, parseYAMLAsJSON } from '../yaml.js';
 import { isMap, isNil, typeName } from '../values.js';
@@ -40,7 +40,7 @@ function tpl(ctx: ExecContext, text: string, vals: unknown): string {
   } catch (e) {
     throw new Error(`cannot parse template ${goQuote(text)}: ${(e as Error).message}`, { cause: e });
   }
-  const sub = newSubContext(ctx, set);
+  const sub = newExecContext(set, ctx.opts, ctx);
   let out: string;
   try {
     out = sub.execute(ctx.rootName, vals);
@@ -49,27 +49,6 @@ function tpl(ctx: ExecContext, text: string, vals: unknown): string {
     throw new Error(`error during tpl function execution for ${goQuote(text)}: ${(e as Error).message}`, { cause: e });
   }
   return out.replaceAll('<no value>', '');
-}
-
-function newSubContext(ctx: ExecContext, set: any): ExecContext {
-  const sub: ExecContext = {
-    ...ctx,
-    set,
-    execute(name: string, data: unknown): string {
-      const tree = set.lookup(name);
-      if (!tree) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(set.rootName)}`);
-      const max = ctx.opts.maxDepth ?? 100000;
-      if (sub.depth >= max) throw new TemplateExecError(`template: ${name}: exceeded maximum template depth (${max})`);
-      sub.depth++;
-      try {
-        return executeTreeLazy(sub, tree, name, data);
-      } finally {
-        sub.depth--;
-      }
-    },
-  };
-  sub.depth = ctx.depth;
-  return sub;
 }
 
 function toYAML(v: unknown): string {
