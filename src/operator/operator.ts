@@ -74,7 +74,7 @@ export class Operator {
     this.hookMetrics = opts.hookMetrics ?? new HookMetricsStorage();
     this.schedules = opts.schedules ?? new ScheduleManager({ onError: (crontab, _id, err) => this.log.error({ crontab, error: errorMessage(err) }, 'schedule subscriber failed') });
     this.queues = new QueueSet<TaskMeta>({
-      handler: (task, ctx) => this.handle(task, ctx.queue),
+      handler: (task, ctx) => this.handle(task, ctx.queue, ctx.signal),
       backoff: opts.timing?.backoff,
       sleep: opts.timing?.sleep,
       compaction: {
@@ -175,13 +175,13 @@ export class Operator {
     ];
   }
 
-  private async handle(task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+  private async handle(task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
     const rt = this.rt;
     switch (task.metadata.kind) {
       case 'GlobalHookRun':
-        return globalHookRun(rt, task, queue);
+        return globalHookRun(rt, task, queue, signal);
       case 'ModuleHookRun':
-        return moduleHookRun(rt, task, queue);
+        return moduleHookRun(rt, task, queue, signal);
       case 'GlobalHookEnableScheduleBindings':
         return enableScheduleBindings(rt, task);
       case 'GlobalHookEnableKubernetesBindings':

@@ -16,6 +16,7 @@ import type { ConfigData } from '../config/configmap.js';
 import type { ConfigSource, HelmPort, KubernetesPort } from './ports.js';
 import { HookBindings, type HookEventSink } from './hook-bindings.js';
 import { ConvergeStatus } from './converge-status.js';
+import { RateLimiter } from './rate-limit.js';
 import { hookLabel, makeTask, type BindingType, type ConvergeEvent, type OperatorTask, type TaskMeta } from './tasks.js';
 
 /** ModuleRun phases (reference/addon-operator.md §5.6). */
@@ -62,6 +63,7 @@ export class Runtime {
   /** The last config read from the source, waiting for an ApplyKubeConfigValues task. */
   pendingConfig: ConfigData | undefined;
   private readonly bindings = new Map<string, HookBindings>();
+  private readonly limiters = new Map<string, RateLimiter>();
   private readonly modules = new Map<string, ModuleState>();
 
   constructor(
@@ -81,6 +83,15 @@ export class Runtime {
     let b = this.bindings.get(hook.id);
     if (!b) this.bindings.set(hook.id, (b = new HookBindings(hook, { kube: this.opts.kube, schedules: this.opts.schedules, sink: this.sink })));
     return b;
+  }
+
+  /** Waits for the hook's rate limit (`settings`), if it has one; false when the wait was cut short. */
+  async rateLimit(hook: Hook, signal: AbortSignal): Promise<boolean> {
+    const s = hook.config.settings;
+    if (!s || s.executionMinIntervalMs <= 0) return true;
+    let limiter = this.limiters.get(hook.id);
+    if (!limiter) this.limiters.set(hook.id, (limiter = new RateLimiter(s.executionMinIntervalMs, s.executionBurst)));
+    return limiter.take(signal);
   }
 
   moduleState(name: string): ModuleState {

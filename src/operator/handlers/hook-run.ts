@@ -49,7 +49,9 @@ async function runHook(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue
 }
 
 /** Runs the hook; a failure with allowFailure is logged and counts as success. */
-async function attempt(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>) {
+async function attempt(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>, signal: AbortSignal) {
+  // a rate-limited hook waits for its turn (stopping cuts the wait short: the task runs again later)
+  if (!(await rt.rateLimit(meta.hook, signal))) return { failure: TaskResults.repeat<TaskMeta>() };
   try {
     return { outcome: await runHook(rt, task, meta, queue) };
   } catch (e) {
@@ -59,14 +61,14 @@ async function attempt(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue
   }
 }
 
-export async function globalHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+export async function globalHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
   const meta = task.metadata as GlobalHookRunMeta;
   if (skipsSynchronization(meta)) {
     finishSync(rt, task, meta);
     return TaskResults.success();
   }
   const checksumBefore = rt.manager.store.global.checksum();
-  const r = await attempt(rt, task, meta, queue);
+  const r = await attempt(rt, task, meta, queue, signal);
   if (r.failure) return r.failure;
   finishSync(rt, task, meta);
   if (!r.outcome) return TaskResults.success();
@@ -84,13 +86,13 @@ export async function globalHookRun(rt: Runtime, task: OperatorTask, queue: Task
   return TaskResults.success();
 }
 
-export async function moduleHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+export async function moduleHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
   const meta = task.metadata as ModuleHookRunMeta;
   if (!rt.isEnabled(meta.module) || skipsSynchronization(meta)) {
     finishSync(rt, task, meta);
     return TaskResults.success();
   }
-  const r = await attempt(rt, task, meta, queue);
+  const r = await attempt(rt, task, meta, queue, signal);
   if (r.failure) return r.failure;
   finishSync(rt, task, meta);
   if (r.outcome?.valuesChanged && !meta.sync && (meta.bindingType === 'schedule' || meta.bindingType === 'kubernetes')) {
