@@ -190,6 +190,7 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
     logRequestBodies: options.logRequestBodies ?? false,
   };
   const openWatches = new Set<() => void>();
+  let stopped: Promise<void> | undefined;
   const kv = options.kubernetesVersion ?? 'v1.32.4';
   const [maj, min] = kv.replace(/^v/, '').split('.');
   const handler = createHandler({
@@ -213,14 +214,20 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
       platform: 'linux/amd64',
     },
     onWatchOpen: (close) => {
+      if (stopped) {
+        close();
+        return () => undefined;
+      }
       openWatches.add(close);
       return () => openWatches.delete(close);
     },
   });
   const server: Server = tls ? createHttpsServer({ cert: tls.serverCert, key: tls.serverKey }, handler) : createHttpServer(handler);
   server.keepAliveTimeout = 30000;
+  // Every TCP connection, also one still in its TLS handshake: stop() ends them all, or a request
+  // that completes its handshake while the server stops could open a watch that keeps it open.
   const sockets = new Set<Socket>();
-  server.on(tls ? 'secureConnection' : 'connection', (s: Socket) => {
+  server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -248,7 +255,6 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
   writeKubeconfig(kubeconfigPath, kcOpts);
   const kubeconfig = kubeconfigYaml(kcOpts);
 
-  let stopped: Promise<void> | undefined;
   const sandbox: Sandbox = {
     url,
     kubeconfigPath,

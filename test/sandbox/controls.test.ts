@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cm, collectWatch, eventually, failure, raw, withSandbox } from './helpers.js';
+import { connect } from 'node:net';
+import { cm, collectWatch, eventually, failure, raw, sleep, start, withSandbox } from './helpers.js';
 
 test('failNext: the next N requests fail with 500, or with 429 and Retry-After; then service resumes', async () => {
   await withSandbox(async ({ core, sb }) => {
@@ -107,4 +108,21 @@ test('a continue token older than the compacted history gets HTTP 410 Gone (Expi
     assert.equal(f.code, 410);
     assert.equal(f.status.reason, 'Expired');
   });
+});
+
+test('stop() ends every connection at once, also one still in its TLS handshake', async () => {
+  const { sb } = await start();
+  const socket = connect(sb.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+  await sleep(20); // for the server to accept it
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    sb.stop().then(() => 'stopped'),
+    new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting for the connection (TLS handshake timeout: 120 s)'), 5000))),
+  ]);
+  clearTimeout(timer);
+  assert.equal(outcome, 'stopped');
+  await closed;
 });
