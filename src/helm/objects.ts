@@ -1,0 +1,135 @@
+/**
+ * The cluster side of a release: the objects of a manifest, resolved through the REST mapper, and
+ * the calls made on them — server-side apply (force, one field manager), existence checks and
+ * deletes. Namespaced objects without a namespace go to the release namespace; cluster-scoped
+ * objects lose a namespace they should not have.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isApiStatus, KubeApiError, requestJson } from '../kube/http.js';
+import { KindNotServedError, type ResourceInfo, type RestMapper } from '../kube/mapper.js';
+import { UserError } from '../util/errors.js';
+import { isPlainObject, type JsonObject } from '../util/json.js';
+import { parseYaml } from '../util/yaml.js';
+import type { Manifest } from './manifests.js';
+
+export interface ManifestObject {
+  /** The template it came from. */
+  source: string;
+  object: JsonObject;
+  apiVersion: string;
+  kind: string;
+  name: string;
+  /** As written in the manifest (may be empty). */
+  namespace: string;
+  annotations: Record<string, string>;
+}
+
+/** A manifest object placed in the cluster: its resource and final namespace. */
+export interface PlacedObject extends ManifestObject {
+  info: ResourceInfo;
+  /** undefined for cluster-scoped kinds. */
+  placedNamespace: string | undefined;
+  /** Identity across revisions: group, kind, namespace, name (the version may change). */
+  key: string;
+  /** `Deployment ns/name`, `ClusterRole name` */
+  label: string;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The objects of rendered manifests, in order; comment-only documents are skipped. */
+export function manifestObjects(manifests: readonly Pick<Manifest, 'name' | 'content'>[]): ManifestObject[] {
+  const out: ManifestObject[] = [];
+  for (const m of manifests) {
+    const data = parseYaml(m.content, m.name);
+    if (data === null) continue;
+    if (!isPlainObject(data as never)) throw new UserError(`${m.name}: a manifest must be an object`);
+    const object = data as JsonObject;
+    const meta = (isPlainObject(object.metadata ?? null) ? object.metadata : {}) as JsonObject;
+    const o: ManifestObject = {
+      source: m.name,
+      object,
+      apiVersion: str(object.apiVersion),
+      kind: str(object.kind),
+      name: str(meta.name),
+      namespace: str(meta.namespace),
+      annotations: (isPlainObject(meta.annotations ?? null) ? meta.annotations : {}) as Record<string, string>,
+    };
+    const missing = [!o.apiVersion && 'apiVersion', !o.kind && 'kind', !o.name && 'metadata.name'].filter(Boolean);
+    if (missing.length) throw new UserError(`${m.name}: the object has no ${missing.join(', ')}`);
+    out.push(o);
+  }
+  return out;
+}
+
+/** The API server's message of a failed call, without our method/path prefix. */
+export function apiMessage(e: unknown): string {
+  if (e instanceof KubeApiError) return e.message.replace(/^[A-Z]+ \S+: /, '');
+  return (e as Error).message;
+}
+
+export class ClusterObjects {
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly mapper: RestMapper,
+    private readonly fieldManager: string,
+  ) {}
+
+  /** Resolves the resource; undefined when the kind is not served (a CRD that is gone). */
+  async place(o: ManifestObject, releaseNamespace: string): Promise<PlacedObject | undefined> {
+    let info: ResourceInfo;
+    try {
+      info = await this.mapper.resolve(o.apiVersion, o.kind);
+    } catch (e) {
+      if (e instanceof KindNotServedError) return undefined;
+      throw e;
+    }
+    const placedNamespace = info.namespaced ? o.namespace || releaseNamespace : undefined;
+    return {
+      ...o,
+      info,
+      placedNamespace,
+      key: `${info.group}/${info.kind}/${placedNamespace ?? ''}/${o.name}`,
+      label: placedNamespace ? `${info.kind} ${placedNamespace}/${o.name}` : `${info.kind} ${o.name}`,
+    };
+  }
+
+  /** Like place, but a kind that is not served is an error. */
+  async placeOrFail(o: ManifestObject, releaseNamespace: string): Promise<PlacedObject> {
+    const p = await this.place(o, releaseNamespace);
+    if (!p) throw new KindNotServedError(o.kind, o.apiVersion);
+    return p;
+  }
+
+  /** Server-side apply with force; `extra` labels/annotations are merged into the object's. */
+  async apply(p: PlacedObject, extra: { labels: Record<string, string>; annotations: Record<string, string> }): Promise<void> {
+    const metadata = { ...(p.object.metadata as JsonObject) };
+    if (p.placedNamespace) metadata.namespace = p.placedNamespace;
+    else delete metadata.namespace;
+    metadata.labels = { ...((metadata.labels as JsonObject | undefined) ?? {}), ...extra.labels };
+    metadata.annotations = { ...((metadata.annotations as JsonObject | undefined) ?? {}), ...extra.annotations };
+    const body = JSON.stringify({ ...p.object, metadata });
+    await requestJson(this.kc, 'PATCH', this.mapper.objectPath(p.info, p.placedNamespace, p.name), { fieldManager: this.fieldManager, force: true }, body, 'application/apply-patch+yaml');
+  }
+
+  async exists(p: PlacedObject): Promise<boolean> {
+    try {
+      await requestJson(this.kc, 'GET', this.mapper.objectPath(p.info, p.placedNamespace, p.name));
+      return true;
+    } catch (e) {
+      if (isApiStatus(e, 404)) return false;
+      throw e;
+    }
+  }
+
+  /** Deletes in the background (as Helm does); false when it was already gone. */
+  async delete(p: PlacedObject): Promise<boolean> {
+    try {
+      await requestJson(this.kc, 'DELETE', this.mapper.objectPath(p.info, p.placedNamespace, p.name), { propagationPolicy: 'Background' });
+      return true;
+    } catch (e) {
+      if (isApiStatus(e, 404)) return false;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,305 @@
+/**
+ * The release engine: `helm upgrade --install` / `helm uninstall` / release listing for module
+ * charts, without a helm binary. Releases are Helm 3 records (release-store.ts); objects are applied
+ * server-side with one field manager; objects dropped from the chart are deleted.
+ *
+ * upgradeInstall skips the work when the checksum of the values and the rendered manifest equals the
+ * one stored on the last deployed revision (release label `moduleChecksum`, where the Go operator
+ * keeps its own) and every object of that revision still exists (LIFECYCLE-STEPS step 5).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KindNotServedError, type RestMapper } from '../kube/mapper.js';
+import { checksumJson, type JsonObject } from '../util/json.js';
+import { loadChart } from './chart.js';
+import { defaultCapabilities, discoverCapabilities, type Capabilities } from './capabilities.js';
+import { UNINSTALL_ORDER, releaseDocuments, sortByKind } from './manifests.js';
+import { apiMessage, ClusterObjects, manifestObjects, type ManifestObject, type PlacedObject } from './objects.js';
+import { goTime, isPending, storedChart, storedHook, type Release } from './release.js';
+import { ReleaseStore } from './release-store.js';
+import { renderChart, type RenderResult } from './render.js';
+
+export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
+
+export interface ReleaseRequest {
+  release: string;
+  namespace: string;
+  chartDir: string;
+  values: JsonObject;
+}
+
+export interface ReleaseLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface HelmReleasesOptions {
+  kc: KubeConfig;
+  mapper: RestMapper;
+  /** Revisions kept per release (`--helm-history-max`, default 10); 0 keeps all. */
+  historyMax?: number;
+  /** Field manager of server-side apply (default `addon-operator`). */
+  fieldManager?: string;
+  /** Labels added to every applied object (the Go operator's post-renderer adds `heritage: addon-operator`). */
+  extraLabels?: Record<string, string>;
+  /** How long discovered capabilities are reused (default 30 s). */
+  capabilitiesTtlMs?: number;
+  log?: ReleaseLog;
+  /** Clock (tests). */
+  now?: () => Date;
+}
+
+/** Release label with the checksum, and the value key older Go operators kept it under. */
+export const CHECKSUM_LABEL = 'moduleChecksum';
+const LEGACY_CHECKSUM_VALUE = '_addonOperatorModuleChecksum';
+const KEEP_POLICY = 'helm.sh/resource-policy';
+/** How long a custom resource waits for the CRD applied before it in the same release. */
+const CRD_WAIT_MS = 15_000;
+
+/** Runs async work on a few items at a time. */
+async function eachLimited<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export class HelmReleases {
+  private readonly store: ReleaseStore;
+  private readonly objects: ClusterObjects;
+  private readonly historyMax: number;
+  private readonly extraLabels: Record<string, string>;
+  private readonly log: ReleaseLog;
+  private readonly now: () => Date;
+  private readonly capabilitiesTtlMs: number;
+  private capabilities?: { at: number; value: Promise<Capabilities> };
+  /** One operation at a time per release. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: HelmReleasesOptions) {
+    this.log = options.log ?? { info: () => {}, warn: () => {} };
+    this.now = options.now ?? (() => new Date());
+    this.store = new ReleaseStore(options.kc, { warn: (m) => this.log.warn(m), now: this.now });
+    this.objects = new ClusterObjects(options.kc, options.mapper, options.fieldManager ?? 'addon-operator');
+    this.historyMax = options.historyMax ?? 10;
+    this.extraLabels = options.extraLabels ?? {};
+    this.capabilitiesTtlMs = options.capabilitiesTtlMs ?? 30_000;
+  }
+
+  upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
+    return this.locked(`${request.namespace}/${request.release}`, () => this.doUpgradeInstall(request));
+  }
+
+  uninstall(release: string, namespace: string): Promise<boolean> {
+    return this.locked(`${namespace}/${release}`, () => this.doUninstall(release, namespace));
+  }
+
+  listReleases(namespace: string): Promise<string[]> {
+    return this.store.names(namespace);
+  }
+
+  /** Objects of the last deployed revision that are missing from the cluster (for drift checks). */
+  async absentObjects(release: string, namespace: string): Promise<string[]> {
+    const deployed = (await this.store.history(release, namespace)).filter((r) => r.info.status === 'deployed').at(-1);
+    if (!deployed) return [];
+    return this.absent(deployed);
+  }
+
+  /** Forgets the discovered capabilities (after CRDs were added, say). */
+  invalidateCapabilities(): void {
+    this.capabilities = undefined;
+  }
+
+  private async locked<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(key) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => {});
+    this.locks.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    }
+  }
+
+  private getCapabilities(): Promise<Capabilities> {
+    const now = Date.now();
+    if (!this.capabilities || now - this.capabilities.at > this.capabilitiesTtlMs) {
+      const value = discoverCapabilities(this.options.kc).catch((e: unknown) => {
+        this.log.warn(`API discovery failed, rendering with Helm's default capabilities: ${(e as Error).message}`);
+        this.capabilities = undefined;
+        return defaultCapabilities();
+      });
+      this.capabilities = { at: now, value };
+    }
+    return this.capabilities.value;
+  }
+
+  private async doUpgradeInstall(req: ReleaseRequest): Promise<ReleaseOutcome> {
+    const { release: name, namespace, values } = req;
+    const chart = loadChart(req.chartDir, { syntheticName: name });
+    let history = await this.store.history(name, namespace);
+    const last = history.at(-1);
+    if (last && isPending(last.info.status)) {
+      // an operation that never finished (the operator stopped): drop its record, as the Go operator does
+      this.log.warn(`release ${name}: revision ${last.version} is ${last.info.status}, removing its record`);
+      await this.store.delete(name, namespace, last.version);
+      history = history.slice(0, -1);
+    }
+    const previous = history.at(-1);
+    const deployed = history.filter((r) => r.info.status === 'deployed').at(-1);
+    const capabilities = await this.getCapabilities();
+
+    // the checksum comes from a render that does not depend on the revision (as the Go operator's dry run)
+    const base = { releaseName: name, namespace, capabilities, warn: (m: string) => this.log.warn(`release ${name}: ${m}`) };
+    const probe = renderChart(chart, values, { ...base, isUpgrade: true, revision: 1 });
+    const checksum = checksumJson({ values, manifest: probe.manifest });
+    if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
+      const absent = await this.absent(deployed);
+      if (absent.length === 0) return 'unchanged';
+      this.log.info(`release ${name}: ${absent.length} object(s) absent (${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', ...' : ''}), upgrading`);
+    }
+
+    const revision = (previous?.version ?? 0) + 1;
+    const rendered = renderChart(chart, values, { ...base, isUpgrade: previous !== undefined, revision });
+    const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous);
+    if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1);
+    await this.store.create(record);
+    try {
+      await this.applyAll(record, rendered);
+      // objects of the replaced revisions that the chart no longer renders
+      await this.prune([...new Set([deployed, previous])].filter((r): r is Release => r !== undefined), rendered, namespace);
+    } catch (e) {
+      record.info.status = 'failed';
+      record.info.description = previous ? `Upgrade "${name}" failed: ${(e as Error).message}` : `Release "${name}" failed: ${(e as Error).message}`;
+      await this.store.update(record).catch((err: unknown) => this.log.warn(`release ${name}: cannot record the failure: ${(err as Error).message}`));
+      throw e;
+    }
+    if (deployed) {
+      deployed.info.status = 'superseded';
+      await this.store.update(deployed);
+    }
+    record.info.status = 'deployed';
+    record.info.description = previous ? 'Upgrade complete' : 'Install complete';
+    await this.store.update(record);
+    return previous ? 'upgraded' : 'installed';
+  }
+
+  private newRecord(req: ReleaseRequest, rendered: RenderResult, revision: number, checksum: string, before: Release | undefined): Release {
+    const now = goTime(this.now());
+    return {
+      name: req.release,
+      namespace: req.namespace,
+      version: revision,
+      info: {
+        first_deployed: before?.info.first_deployed || now,
+        last_deployed: now,
+        deleted: '',
+        description: before ? 'Preparing upgrade' : 'Initial install underway',
+        status: before ? 'pending-upgrade' : 'pending-install',
+        notes: rendered.notes,
+      },
+      chart: storedChart(rendered.chart),
+      config: req.values,
+      manifest: rendered.manifest,
+      hooks: rendered.hooks.map(storedHook),
+      labels: { [CHECKSUM_LABEL]: checksum },
+    };
+  }
+
+  /** Applies every manifest object in install order; the first failure stops with the object named. */
+  private async applyAll(record: Release, rendered: RenderResult): Promise<void> {
+    if (rendered.hooks.length) this.log.warn(`release ${record.name}: ${rendered.hooks.length} Helm hook(s) are recorded but not run`);
+    const extra = {
+      labels: { ...this.extraLabels, 'app.kubernetes.io/managed-by': 'Helm' },
+      annotations: { 'meta.helm.sh/release-name': record.name, 'meta.helm.sh/release-namespace': record.namespace },
+    };
+    let appliedCrd = false;
+    for (const o of manifestObjects(rendered.manifests)) {
+      const label = `${o.kind} ${o.namespace || record.namespace}/${o.name}`;
+      try {
+        const placed = appliedCrd ? await this.placeAfterCrd(o, record.namespace) : await this.objects.placeOrFail(o, record.namespace);
+        await this.objects.apply(placed, extra);
+        if (placed.info.kind === 'CustomResourceDefinition') appliedCrd = true;
+      } catch (e) {
+        throw new Error(`release ${record.name}: applying ${label} (${o.source}) failed: ${apiMessage(e)}`, { cause: e });
+      }
+    }
+  }
+
+  /** A kind defined by a CRD of this same release may take a few seconds to be served. */
+  private async placeAfterCrd(o: ManifestObject, namespace: string): Promise<PlacedObject> {
+    const deadline = Date.now() + CRD_WAIT_MS;
+    for (;;) {
+      try {
+        return await this.objects.placeOrFail(o, namespace);
+      } catch (e) {
+        if (!(e instanceof KindNotServedError) || Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private async placedObjects(manifest: string | undefined, namespace: string): Promise<PlacedObject[]> {
+    const docs = releaseDocuments(manifest ?? '').map((d) => ({ name: d.path, content: d.doc }));
+    const placed = await eachLimited(manifestObjects(docs), 8, (o) => this.objects.place(o, namespace));
+    return placed.filter((p): p is PlacedObject => p !== undefined);
+  }
+
+  private async prune(olds: Release[], rendered: RenderResult, namespace: string): Promise<void> {
+    const keep = new Set((await this.placedObjects(rendered.manifest, namespace)).map((p) => p.key));
+    const seen = new Set<string>();
+    for (const old of olds) {
+      for (const p of await this.placedObjects(old.manifest, namespace)) {
+        if (keep.has(p.key) || seen.has(p.key)) continue;
+        seen.add(p.key);
+        if (p.annotations[KEEP_POLICY] === 'keep') continue;
+        try {
+          if (await this.objects.delete(p)) this.log.info(`release ${old.name}: deleted ${p.label}, no longer in the chart`);
+        } catch (e) {
+          throw new Error(`release ${old.name}: deleting ${p.label} failed: ${apiMessage(e)}`, { cause: e });
+        }
+      }
+    }
+  }
+
+  private async absent(r: Release): Promise<string[]> {
+    const docs = releaseDocuments(r.manifest ?? '').map((d) => ({ name: d.path, content: d.doc }));
+    const checks = await eachLimited(manifestObjects(docs), 8, async (o) => {
+      const p = await this.objects.place(o, r.namespace);
+      return p && (await this.objects.exists(p)) ? undefined : `${o.kind} ${o.namespace || r.namespace}/${o.name}`;
+    });
+    return checks.filter((x): x is string => x !== undefined);
+  }
+
+  private async doUninstall(name: string, namespace: string): Promise<boolean> {
+    const history = await this.store.history(name, namespace);
+    const last = history.at(-1);
+    if (!last) return false;
+    last.info.status = 'uninstalling';
+    last.info.description = 'Deletion in progress (or silently failed)';
+    await this.store.update(last);
+    const placed = sortByKind(await this.placedObjects(last.manifest, namespace), (p) => p.info.kind, UNINSTALL_ORDER);
+    for (const p of placed) {
+      if (p.annotations[KEEP_POLICY] === 'keep') continue;
+      try {
+        await this.objects.delete(p);
+      } catch (e) {
+        throw new Error(`release ${name}: deleting ${p.label} failed: ${apiMessage(e)}`, { cause: e });
+      }
+    }
+    for (const r of history) await this.store.delete(name, namespace, r.version);
+    this.log.info(`release ${name}: uninstalled`);
+    return true;
+  }
+}
+
+function storedChecksum(r: Release): string | undefined {
+  const legacy = r.config?.[LEGACY_CHECKSUM_VALUE];
+  return r.labels[CHECKSUM_LABEL] ?? (typeof legacy === 'string' ? legacy : undefined);
+}

@@ -1,0 +1,187 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import { requestJson } from '../../src/kube/http.js';
+import { HelmReleases } from '../../src/helm/releases.js';
+import type { JsonObject } from '../../src/util/json.js';
+import { makeTree } from '../helpers/tree.js';
+import { cluster, releaseSecrets, secretPayload } from './helpers.js';
+
+const NS = 'apps';
+
+/** A module chart: a ConfigMap from values, an optional second one, a Service, and a cluster-scoped ClusterRole. */
+function moduleChart(): string {
+  return makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: demo\nversion: 0.1.0\n',
+    'values.yaml': 'demo:\n  replicas: 1\n  extra: true\n',
+    'templates/cm.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo-config\n  labels:\n    tier: {{ .Values.demo.tier | default "web" | quote }}\ndata:\n  replicas: {{ .Values.demo.replicas | quote }}\n  region: {{ .Values.global.region | quote }}\n',
+    'templates/extra.yaml': '{{- if .Values.demo.extra }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo-extra\ndata:\n  a: b\n{{- end }}\n',
+    'templates/svc.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: demo\nspec:\n  ports:\n  - port: 80\n',
+    'templates/role.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: demo-reader\n  namespace: ignored-for-cluster-scoped\nrules: []\n',
+    'templates/NOTES.txt': 'demo {{ .Release.Revision }}',
+  });
+}
+
+async function get(kc: Parameters<typeof requestJson>[0], path: string): Promise<any> {
+  try {
+    return await requestJson(kc, 'GET', path);
+  } catch {
+    return undefined;
+  }
+}
+
+const cmPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
+
+test('install → unchanged → upgrade on new values → upgrade when an object was deleted → prune → failure → uninstall', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper, historyMax: 3, extraLabels: { heritage: 'addon-operator' } });
+  const chartDir = moduleChart();
+  const request = (demo: JsonObject) => ({ release: 'demo', namespace: NS, chartDir, values: { global: { region: 'eu' }, demo } });
+  const revisions = async () => (await releaseSecrets(kc, NS, 'demo')).map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`);
+
+  // install
+  assert.equal(await helm.upgradeInstall(request({ replicas: 2 })), 'installed');
+  const cm = await get(kc, cmPath('demo-config'));
+  assert.deepEqual(cm.data, { replicas: '2', region: 'eu' });
+  assert.equal(cm.metadata.labels.heritage, 'addon-operator');
+  assert.equal(cm.metadata.labels['app.kubernetes.io/managed-by'], 'Helm');
+  assert.equal(cm.metadata.annotations['meta.helm.sh/release-name'], 'demo');
+  assert.equal(cm.metadata.annotations['meta.helm.sh/release-namespace'], NS);
+  assert.equal(cm.metadata.managedFields?.[0]?.manager, 'addon-operator');
+  assert.ok(await get(kc, cmPath('demo-extra')));
+  assert.ok(await get(kc, `/api/v1/namespaces/${NS}/services/demo`));
+  assert.ok(await get(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/demo-reader'));
+  assert.deepEqual(await revisions(), ['1:deployed']);
+  const first = secretPayload((await releaseSecrets(kc, NS, 'demo'))[0]).release;
+  assert.equal(first.info.description, 'Install complete');
+  assert.equal(first.info.notes, 'demo 1');
+  assert.deepEqual(first.config, { global: { region: 'eu' }, demo: { replicas: 2 } });
+  assert.deepEqual(first.chart.values, { demo: { replicas: 1, extra: true } });
+  // install order: the ConfigMaps, the ClusterRole, then the Service
+  assert.deepEqual(
+    [...first.manifest.matchAll(/# Source: (\S+)/g)].map((m) => m[1]),
+    ['demo/templates/cm.yaml', 'demo/templates/extra.yaml', 'demo/templates/role.yaml', 'demo/templates/svc.yaml'],
+  );
+
+  // nothing changed
+  assert.equal(await helm.upgradeInstall(request({ replicas: 2 })), 'unchanged');
+  assert.deepEqual(await revisions(), ['1:deployed']);
+
+  // new values
+  assert.equal(await helm.upgradeInstall(request({ replicas: 3 })), 'upgraded');
+  assert.deepEqual((await get(kc, cmPath('demo-config'))).data, { replicas: '3', region: 'eu' });
+  assert.deepEqual(await revisions(), ['1:superseded', '2:deployed']);
+  assert.equal(secretPayload((await releaseSecrets(kc, NS, 'demo'))[1]).release.info.description, 'Upgrade complete');
+
+  // someone deleted an object: the checksum is the same, but the release is upgraded
+  await requestJson(kc, 'DELETE', cmPath('demo-extra'));
+  assert.equal(await helm.upgradeInstall(request({ replicas: 3 })), 'upgraded');
+  assert.ok(await get(kc, cmPath('demo-extra')));
+  assert.deepEqual(await revisions(), ['1:superseded', '2:superseded', '3:deployed']);
+
+  // a template no longer rendered: its object is deleted; the history keeps 3 revisions
+  assert.equal(await helm.upgradeInstall(request({ replicas: 3, extra: false })), 'upgraded');
+  assert.equal(await get(kc, cmPath('demo-extra')), undefined);
+  assert.ok(await get(kc, cmPath('demo-config')));
+  assert.deepEqual(await revisions(), ['2:superseded', '3:superseded', '4:deployed']);
+
+  // a failing apply: a failed revision, an error naming the release, the object and the API's message
+  await assert.rejects(helm.upgradeInstall(request({ replicas: 3, extra: false, tier: 'not valid!' })), (e: Error) => {
+    assert.match(e.message, /^release demo: applying ConfigMap apps\/demo-config \(demo\/templates\/cm\.yaml\) failed: 422 /);
+    assert.match(e.message, /not valid!/);
+    return true;
+  });
+  assert.deepEqual(await revisions(), ['3:superseded', '4:deployed', '5:failed']);
+  const failed = secretPayload((await releaseSecrets(kc, NS, 'demo'))[2]).release;
+  assert.match(failed.info.description, /^Upgrade "demo" failed: release demo: applying ConfigMap/);
+  // the next good run upgrades over the failure
+  assert.equal(await helm.upgradeInstall(request({ replicas: 4, extra: false })), 'upgraded');
+  assert.deepEqual(await revisions(), ['4:superseded', '5:failed', '6:deployed']);
+
+  assert.deepEqual(await helm.listReleases(NS), ['demo']);
+  assert.deepEqual(await helm.absentObjects('demo', NS), []);
+
+  // uninstall
+  assert.equal(await helm.uninstall('demo', NS), true);
+  assert.equal(await get(kc, cmPath('demo-config')), undefined);
+  assert.equal(await get(kc, `/api/v1/namespaces/${NS}/services/demo`), undefined);
+  assert.equal(await get(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/demo-reader'), undefined);
+  assert.deepEqual(await revisions(), []);
+  assert.deepEqual(await helm.listReleases(NS), []);
+  assert.equal(await helm.uninstall('demo', NS), false);
+});
+
+test('a release made by Helm (or the Go operator) is taken over: upgraded as the next revision, its leftovers pruned', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  // what Helm left: revision 4, an object the chart no longer has
+  await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/configmaps`, {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old-thing' }, data: {} });
+  const helmJson = JSON.stringify({
+    name: 'demo',
+    info: { first_deployed: '2023-01-02T03:04:05.123456789Z', last_deployed: '2023-01-02T03:04:05.123456789Z', deleted: '', description: 'Upgrade complete', status: 'deployed' },
+    chart: { metadata: { name: 'demo', version: '0.1.0', apiVersion: 'v2' }, lock: null, templates: [], values: {}, schema: null, files: [] },
+    config: {},
+    manifest: '---\n# Source: demo/templates/old.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old-thing\n',
+    version: 4,
+    namespace: NS,
+  });
+  await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/secrets`, {}, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'sh.helm.release.v1.demo.v4', labels: { name: 'demo', owner: 'helm', status: 'deployed', version: '4' } },
+    type: 'helm.sh/release.v1',
+    data: { release: Buffer.from(gzipSync(helmJson).toString('base64')).toString('base64') },
+  });
+  const helm = new HelmReleases({ kc, mapper });
+  assert.deepEqual(await helm.listReleases(NS), ['demo']);
+  assert.equal(await helm.upgradeInstall({ release: 'demo', namespace: NS, chartDir: moduleChart(), values: { global: { region: 'us' }, demo: {} } }), 'upgraded');
+  assert.equal(await get(kc, cmPath('old-thing')), undefined);
+  const secrets = await releaseSecrets(kc, NS, 'demo');
+  assert.deepEqual(secrets.map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`), ['4:superseded', '5:deployed']);
+  assert.equal(secretPayload(secrets[1]).release.info.first_deployed, '2023-01-02T03:04:05.123456789Z');
+});
+
+test('a pending revision left by a stopped operator is dropped; render errors leave no record', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const chartDir = moduleChart();
+  const req = { release: 'demo', namespace: NS, chartDir, values: { global: { region: 'eu' }, demo: {} } };
+  assert.equal(await helm.upgradeInstall(req), 'installed');
+  // fake an interrupted upgrade: revision 2 stuck in pending-upgrade
+  const [v1] = await releaseSecrets(kc, NS, 'demo');
+  const pending: Record<string, any> = { ...secretPayload(v1).release, version: 2 };
+  pending.info = { ...pending.info, status: 'pending-upgrade' };
+  await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/secrets`, {}, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'sh.helm.release.v1.demo.v2', labels: { ...v1.metadata.labels, status: 'pending-upgrade', version: '2' } },
+    type: 'helm.sh/release.v1',
+    data: { release: Buffer.from(gzipSync(JSON.stringify(pending)).toString('base64')).toString('base64') },
+  });
+  assert.equal(await helm.upgradeInstall({ ...req, values: { ...req.values, demo: { replicas: 5 } } }), 'upgraded');
+  assert.deepEqual(
+    (await releaseSecrets(kc, NS, 'demo')).map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`),
+    ['1:superseded', '2:deployed'],
+  );
+  const broken = makeTree({ 'Chart.yaml': 'name: broken\nversion: 0.1.0\n', 'templates/a.yaml': '{{ required "need x" .Values.x }}' });
+  await assert.rejects(helm.upgradeInstall({ release: 'broken', namespace: NS, chartDir: broken, values: {} }), /execution error at \(broken\/templates\/a\.yaml:1:3\): need x/);
+  assert.deepEqual(await releaseSecrets(kc, NS, 'broken'), []);
+});
+
+test('a custom resource waits for the CRD installed before it by the same release', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const crd =
+    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n' +
+    '  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}\n' +
+    '  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n';
+  const chartDir = makeTree({
+    'Chart.yaml': 'name: widgets\nversion: 0.1.0\n',
+    'templates/crd.yaml': crd,
+    'templates/widget.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  size: 3\n',
+  });
+  assert.equal(await helm.upgradeInstall({ release: 'widgets', namespace: NS, chartDir, values: {} }), 'installed');
+  const w = await get(kc, `/apis/example.com/v1/namespaces/${NS}/widgets/w1`);
+  assert.deepEqual(w.spec, { size: 3 });
+  assert.equal(await helm.upgradeInstall({ release: 'widgets', namespace: NS, chartDir, values: {} }), 'unchanged');
+});
