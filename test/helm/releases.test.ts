@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { requestJson } from '../../src/kube/http.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { JsonObject } from '../../src/util/json.js';
+import type { HelmPort } from '../../src/operator/ports.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload } from './helpers.js';
 
@@ -35,7 +36,7 @@ const cmPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
 
 test('install → unchanged → upgrade on new values → upgrade when an object was deleted → prune → failure → uninstall', async (t) => {
   const { kc, mapper } = await cluster(t, [NS]);
-  const helm = new HelmReleases({ kc, mapper, historyMax: 3, extraLabels: { heritage: 'addon-operator' } });
+  const helm: HelmPort & HelmReleases = new HelmReleases({ kc, mapper, historyMax: 3, extraLabels: { heritage: 'addon-operator' } });
   const chartDir = moduleChart();
   const request = (demo: JsonObject) => ({ release: 'demo', namespace: NS, chartDir, values: { global: { region: 'eu' }, demo } });
   const revisions = async () => (await releaseSecrets(kc, NS, 'demo')).map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`);

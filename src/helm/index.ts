@@ -1,0 +1,13 @@
+/**
+ * Helm without a helm binary: chart loading, rendering exactly as Helm 3 does (`helm template`
+ * output included), and a release engine that keeps Helm 3's release records. See docs/helm.md.
+ */
+export { loadChart, chartFullPath, crdObjects, type Chart, type ChartFile, type CrdFile, type LoadChartOptions } from './chart.js';
+export { parseChartMetadata, type ChartMetadata, type ChartDependency } from './metadata.js';
+export { coalesceValues, mergeValues, coalesceTables, mergeMaps, processDependencies } from './values.js';
+export { Capabilities, KubeVersion, VersionSet, defaultCapabilities, discoverCapabilities, parseKubeVersion } from './capabilities.js';
+export { renderChart, renderTemplateFiles, type RenderOptions, type RenderResult, type RenderedFiles } from './render.js';
+export { INSTALL_ORDER, UNINSTALL_ORDER, splitManifests, sortManifests, type Manifest, type Hook } from './manifests.js';
+export { decodeRelease, encodeRelease, releaseJson, type Release, type ReleaseStatus } from './release.js';
+export { ReleaseStore, releaseSecretName } from './release-store.js';
+export { HelmReleases, CHECKSUM_LABEL, type HelmReleasesOptions, type ReleaseRequest, type ReleaseOutcome, type ReleaseLog } from './releases.js';
