@@ -7,7 +7,7 @@
  * Go operator reads it (a generated `name: NAME, version: 0.2.0`, without .helmignore, without the
  * crds, docs, hooks, images and lib directories).
  */
-import { lstatSync, readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UserError } from '../util/errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
@@ -156,13 +156,13 @@ function loadFiles(files: BufferedFile[], source: string): Chart {
 /** Loads the chart in `dir` (Helm's `loader.Load` of a directory). Errors are UserErrors naming the file. */
 export function loadChart(dir: string, options: LoadChartOptions = {}): Chart {
   const root = resolve(dir);
-  let st;
+  let isDir: boolean;
   try {
-    st = lstatSync(root);
+    isDir = statSync(root).isDirectory();
   } catch {
     throw new UserError(`chart directory ${dir} does not exist`);
   }
-  if (!statSync(root).isDirectory() && !st.isSymbolicLink()) throw new UserError(`${dir} is not a chart directory`);
+  if (!isDir) throw new UserError(`${dir} is not a chart directory`);
   return loadFiles(readDir(root, options), root);
 }
 

@@ -6,6 +6,7 @@
  * on copies it makes itself.
  */
 import { cloneJson, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
+import { sprintf } from '../gotemplate/index.js';
 import { semverCompare } from '../gotemplate/funcs/semver.js';
 import type { Chart } from './chart.js';
 
@@ -61,7 +62,7 @@ class Coalescer {
     for (const sub of chart.dependencies) {
       const name = sub.metadata.name;
       if (!(name in dest)) dest[name] = {};
-      else if (!isTable(dest[name])) throw new Error(`type mismatch on ${name}: %!t(${typeof dest[name]}=${JSON.stringify(dest[name])})`);
+      else if (!isTable(dest[name])) throw new Error(sprintf('type mismatch on %s: %t', [name, dest[name]]));
       const dv = dest[name] as JsonObject;
       const subPrefix = concatPrefix(prefix, chart.metadata.name);
       this.globals(dv, dest, subPrefix);

@@ -41,3 +41,7 @@ test('a condition false drops the subchart; a non-bool condition is ignored with
   assert.equal(c.dependencies.length, 1);
   assert.deepEqual(warnings, ["Warning: Condition path 'renamed.enabled' for chart renamed returned non-bool value"]);
 });
+
+test("a subchart's key that is not a map is Helm's type mismatch", () => {
+  assert.throws(() => coalesceValues(chart(), { sub: 'x' }), { message: 'type mismatch on sub: %!t(string=x)' });
+});
