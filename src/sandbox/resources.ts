@@ -22,7 +22,7 @@ import { Store, objectKey, type Entry } from './store.js';
 import { GarbageCollector } from './gc.js';
 import { validateCustomResource } from './schema.js';
 import { setCrdStatus, validateName, validateObject, validateUpdate } from './validation.js';
-import type { FieldSelector, LabelSelector, Labels } from './selectors.js';
+import { fieldSubject, type FieldSelector, type LabelSelector, type Labels } from './selectors.js';
 
 export interface WriteContext {
   /** fieldManager query parameter, or a name derived from the User-Agent. */
@@ -180,19 +180,7 @@ export class Resources {
     if (ls || fs) {
       entries = entries.filter((e) => {
         if (ls && !ls(e.labels)) return false;
-        if (fs) {
-          let parsed: any;
-          return fs({
-            name: e.name,
-            namespace: e.ns,
-            get: (path) => {
-              parsed ??= JSON.parse(e.json);
-              let cur = parsed;
-              for (const p of path.split('.')) cur = cur?.[p];
-              return cur == null ? undefined : String(cur);
-            },
-          });
-        }
+        if (fs) return fs(fieldSubject(e.name, e.ns, e.json));
         return true;
       });
     }

@@ -91,6 +91,21 @@ export interface FieldSubject {
 
 export type FieldSelector = (o: FieldSubject) => boolean;
 
+/** The subject of a field selector for a stored object (its JSON parsed only if a selector needs it). */
+export function fieldSubject(name: string, namespace: string, json: string): FieldSubject {
+  let parsed: any;
+  return {
+    name,
+    namespace,
+    get: (path) => {
+      parsed ??= JSON.parse(json);
+      let cur = parsed;
+      for (const p of path.split('.')) cur = cur?.[p];
+      return cur == null ? undefined : String(cur);
+    },
+  };
+}
+
 /** Field selectors: `metadata.name`, `metadata.namespace` (and any dotted path, compared as a string). */
 export function parseFieldSelector(sel: string | undefined | null): FieldSelector | undefined {
   if (sel == null || sel.trim() === '') return undefined;

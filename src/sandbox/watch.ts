@@ -1,6 +1,6 @@
 /** The watch hub: fans store events out to open watches, with selector filtering and bookmarks. */
 import type { Store, StoreEvent, EventType } from './store.js';
-import type { FieldSelector, LabelSelector } from './selectors.js';
+import { fieldSubject, type FieldSelector, type LabelSelector } from './selectors.js';
 
 export interface WatchSpec {
   tkey: string;
@@ -60,20 +60,7 @@ export class WatchHub {
   deliver(w: Watcher, ev: StoreEvent, shared?: { line?: string }): void {
     if (w.closed || ev.tkey !== w.tkey) return;
     if (w.ns && ev.ns !== w.ns) return;
-    if (w.fieldSelector) {
-      let parsed: any;
-      const ok = w.fieldSelector({
-        name: ev.name,
-        namespace: ev.ns,
-        get: (path) => {
-          parsed ??= JSON.parse(ev.json);
-          let cur = parsed;
-          for (const p of path.split('.')) cur = cur?.[p];
-          return cur == null ? undefined : String(cur);
-        },
-      });
-      if (!ok) return;
-    }
+    if (w.fieldSelector && !w.fieldSelector(fieldSubject(ev.name, ev.ns, ev.json))) return;
     let type: EventType = ev.type;
     if (w.labelSelector) {
       const now = w.labelSelector(ev.labels);

@@ -20,8 +20,10 @@ test('failNext: the next N requests fail with 500, or with 429 and Retry-After; 
 
 test('setLatency delays requests without failing them', async () => {
   await withSandbox(async ({ core, sb }) => {
-    sb.setLatency(50);
+    sb.setLatency(150);
+    const t0 = performance.now();
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('slow') });
+    assert.ok(performance.now() - t0 >= 145, `a delayed request took ${performance.now() - t0} ms`);
     sb.setLatency(0);
     assert.equal((await core.readNamespacedConfigMap({ name: 'slow', namespace: 'default' })).metadata!.name, 'slow');
   });

@@ -25,6 +25,13 @@ const crd = (scope: 'Namespaced' | 'Cluster' = 'Namespaced'): k8s.V1CustomResour
   },
 });
 
+/** The widgets CRD with its v1 version only, whose `spec` has this schema. */
+function crdWithSpec(spec: k8s.V1JSONSchemaProps): k8s.V1CustomResourceDefinition {
+  const def = crd();
+  def.spec.versions = [{ ...def.spec.versions[0], schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', ...spec } } } } }];
+  return def;
+}
+
 test('a CRD serves its resources in all its versions, with its scope and status subresource', async () => {
   await withSandbox(async ({ kc, custom, objects, sb }) => {
     const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
@@ -131,25 +138,16 @@ test('invalid CRDs are refused with 422', async () => {
 
 test('server-side apply of custom resources uses x-kubernetes-list-map-keys from the schema', async () => {
   await withSandbox(async ({ kc, objects }) => {
-    const def = crd();
-    def.spec.versions[0].schema = {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: {
-            type: 'object',
-            properties: {
-              items: {
-                type: 'array',
-                x_kubernetes_list_type: 'map',
-                x_kubernetes_list_map_keys: ['id'],
-                items: { type: 'object', properties: { id: { type: 'string' }, v: { type: 'string' } } },
-              },
-            },
-          },
+    const def = crdWithSpec({
+      properties: {
+        items: {
+          type: 'array',
+          x_kubernetes_list_type: 'map',
+          x_kubernetes_list_map_keys: ['id'],
+          items: { type: 'object', properties: { id: { type: 'string' }, v: { type: 'string' } } },
         },
       },
-    };
+    });
     await kc.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({ body: def });
     const base = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'm', namespace: 'default' } };
     await objects.patch({ ...base, spec: { items: [{ id: 'a', v: '1' }] } } as k8s.KubernetesObject, undefined, undefined, 'one', false, k8s.PatchStrategy.ServerSideApply);
@@ -160,23 +158,13 @@ test('server-side apply of custom resources uses x-kubernetes-list-map-keys from
 
 test('custom resources get the defaults of their schema', async () => {
   await withSandbox(async ({ kc, custom }) => {
-    const def = crd();
-    def.spec.versions = [def.spec.versions[0]];
-    def.spec.versions[0].schema = {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: {
-            type: 'object',
-            properties: {
-              size: { type: 'integer', _default: 1 },
-              mode: { type: 'string', _default: 'fast' },
-              items: { type: 'array', items: { type: 'object', properties: { weight: { type: 'integer', default: 10 } } } },
-            },
-          },
-        },
+    const def = crdWithSpec({
+      properties: {
+        size: { type: 'integer', _default: 1 },
+        mode: { type: 'string', _default: 'fast' },
+        items: { type: 'array', items: { type: 'object', properties: { weight: { type: 'integer', default: 10 } } } },
       },
-    };
+    });
     await kc.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({ body: def });
     const w = await custom.createNamespacedCustomObject({
       group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets',
@@ -188,24 +176,14 @@ test('custom resources get the defaults of their schema', async () => {
 
 test('custom resources are validated against their schema (422 Invalid)', async () => {
   await withSandbox(async ({ kc, custom }) => {
-    const def = crd();
-    def.spec.versions = [def.spec.versions[0]];
-    def.spec.versions[0].schema = {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: {
-            type: 'object',
-            required: ['size'],
-            properties: {
-              size: { type: 'integer', minimum: 1 },
-              mode: { type: 'string', _enum: ['fast', 'slow'] },
-              port: { x_kubernetes_int_or_string: true },
-            },
-          },
-        },
+    const def = crdWithSpec({
+      required: ['size'],
+      properties: {
+        size: { type: 'integer', minimum: 1 },
+        mode: { type: 'string', _enum: ['fast', 'slow'] },
+        port: { x_kubernetes_int_or_string: true },
       },
-    };
+    });
     await kc.makeApiClient(k8s.ApiextensionsV1Api).createCustomResourceDefinition({ body: def });
     const make = (spec: unknown): Promise<unknown> =>
       custom.createNamespacedCustomObject({

@@ -231,6 +231,7 @@ test('cluster-scoped kinds and built-in groups: rbac, nodes, leases, batch, poli
       { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'vw' }, webhooks: [] },
       { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'ss', namespace: 'default' }, spec: { selector: {}, template: {}, serviceName: 's' } },
       { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'ds', namespace: 'default' }, spec: { selector: {}, template: {} } },
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs', namespace: 'default' }, spec: { selector: {}, template: {} } },
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'default' } },
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc', namespace: 'default' }, spec: { ports: [{ port: 80 }] } },
       { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'pvc', namespace: 'default' }, spec: {} },
