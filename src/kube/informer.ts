@@ -32,6 +32,8 @@ export interface InformerOptions {
 }
 
 interface ListResponse {
+  apiVersion?: string;
+  kind?: string;
   metadata?: { resourceVersion?: string };
   items?: KubeObject[];
 }
@@ -123,7 +125,9 @@ export class Informer {
       fieldSelector: this.opts.fieldSelector,
     });
     const fresh = new Map<string, KubeObject>();
-    for (const item of list.items ?? []) fresh.set(keyOf(item), item);
+    // the API server leaves apiVersion and kind out of the items of built-in lists; watch events carry them
+    const kind = list.kind?.replace(/List$/, '');
+    for (const item of list.items ?? []) fresh.set(keyOf(item), item.kind || !kind ? item : { apiVersion: list.apiVersion, kind, ...item });
     if (this.synced) {
       // a relist after 410: report what changed while we were not watching
       for (const [k, old] of this.cache) if (!fresh.has(k)) this.opts.onEvent('DELETED', old);

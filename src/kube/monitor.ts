@@ -1,0 +1,351 @@
+/**
+ * The monitor of one hook's `kubernetes` binding (shell-operator's Monitor, reference §3): one informer
+ * per (namespace × object name) the binding selects, the binding's jq filter applied to every object, a
+ * snapshot of the filtered items, and an event for every change the hook can see.
+ *
+ * - `nameSelector.matchNames` ⇒ one informer per name (field selector `metadata.name=<name>`);
+ * - `namespace.nameSelector` ⇒ one informer per namespace; `namespace.labelSelector` (which wins when both
+ *   are given) ⇒ a Namespace informer starts and stops the informers of matching namespaces; no
+ *   `namespace`, or a cluster-scoped kind ⇒ one informer for the whole cluster;
+ * - Added/Modified whose checksum (jq result, or the whole object without jqFilter) did not change are
+ *   not emitted; the snapshot still takes the new object;
+ * - a jq error on an object is reported and the object skipped (not cached, no event).
+ *
+ * Knowingly unlike shell-operator: once started, a namespace that starts matching `namespace.labelSelector`
+ * reports its objects as Added, and one that stops matching reports them as Deleted, so that events always
+ * describe the changes of the snapshot (Go adds/drops them silently, which makes the Added events of objects
+ * created just after their namespace depend on timing).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { BindingEvent, BindingMonitor, MonitorOptions } from '../operator/ports.js';
+import type { FieldSelector, KubernetesBinding, LabelSelector, WatchEvent } from '../hooks/config-types.js';
+import type { SnapshotItem } from '../hooks/binding-context.js';
+import { filterObject, filterObjects } from '../hooks/snapshot.js';
+import { errorMessage } from '../util/errors.js';
+import { Informer, type KubeObject, type WatchEventType } from './informer.js';
+
+/** What `RestMapper.resolve` answers for (apiVersion, kind). */
+export interface ResolvedKind {
+  apiVersion: string;
+  resource: string;
+  namespaced: boolean;
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+export interface KubeMonitorsOptions {
+  kc: KubeConfig;
+  resolve: (apiVersion: string | undefined, kind: string) => Promise<ResolvedKind>;
+  /** Server-side watch timeout of every informer (default: the informer's). */
+  watchTimeoutSeconds?: number;
+  /** Retry delays of discovery and of the informers (default 0.5 s doubling to 30 s). */
+  backoff?: Backoff;
+}
+
+export class KubeMonitors {
+  constructor(private readonly opts: KubeMonitorsOptions) {}
+
+  createMonitor(binding: KubernetesBinding, options: MonitorOptions): BindingMonitor {
+    return new Monitor(binding, options, this.opts);
+  }
+}
+
+/** metav1.LabelSelectorAsSelector(...).String(): requirements sorted by key, set values sorted. */
+export function labelSelectorString(selector: LabelSelector): string {
+  const reqs: Array<{ key: string; text: string }> = [];
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) reqs.push({ key, text: `${key}=${value}` });
+  for (const e of selector.matchExpressions ?? []) {
+    let text: string;
+    if ('values' in e) text = `${e.key} ${e.operator === 'In' ? 'in' : 'notin'} (${[...e.values].sort().join(',')})`;
+    else text = e.operator === 'Exists' ? e.key : `!${e.key}`;
+    reqs.push({ key: e.key, text });
+  }
+  return reqs
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((r) => r.text)
+    .join(',');
+}
+
+/** fields.AndSelectors(...).String(), plus `metadata.name=<name>` for one name of nameSelector. */
+export function fieldSelectorString(selector: FieldSelector | undefined, name?: string): string {
+  const escape = (v: string) => v.replace(/[\\,=]/g, (c) => `\\${c}`);
+  const terms = (selector?.matchExpressions ?? []).map((r) => `${r.field}${r.operator}${escape(r.value)}`);
+  if (name !== undefined) terms.push(`metadata.name=${escape(name)}`);
+  return terms.join(',');
+}
+
+/** The REST path of a resource collection, in one namespace or across all ('' ). */
+export function collectionPath(target: ResolvedKind, namespace: string): string {
+  const base = target.group === '' ? `/api/${target.version}` : `/apis/${target.group}/${target.version}`;
+  return target.namespaced && namespace !== '' ? `${base}/namespaces/${namespace}/${target.resource}` : `${base}/${target.resource}`;
+}
+
+function backoffDelay(backoff: Backoff, attempt: number): number {
+  const base = Math.min(backoff.maxMs, backoff.initialMs * 2 ** (attempt - 1));
+  return base / 2 + Math.random() * (base / 2);
+}
+
+const unique = (list: readonly string[]) => [...new Set(list)];
+
+interface Entry {
+  namespace: string;
+  name: string;
+  item: SnapshotItem;
+  checksum: string;
+}
+
+/** One informer of the monitor and the filtered objects it has seen. */
+interface Source {
+  informer: Informer;
+  cache: Map<string, Entry>;
+  synced: boolean;
+  ready: Promise<void>;
+  closed: boolean;
+}
+
+function metaOf(o: KubeObject): { namespace: string; name: string } {
+  return { namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' };
+}
+
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+const byNamespaceAndName = (a: Entry, b: Entry) =>
+  a.namespace !== b.namespace ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+const WATCH_EVENTS: Record<WatchEventType, WatchEvent> = { ADDED: 'Added', MODIFIED: 'Modified', DELETED: 'Deleted' };
+
+class Monitor implements BindingMonitor {
+  private readonly backoff: Backoff;
+  /** Object informers by namespace ('' = all namespaces, or a cluster-scoped kind). */
+  private readonly sources = new Map<string, Source[]>();
+  private readonly closing = new Set<Promise<void>>();
+  private target: ResolvedKind | undefined;
+  private nsInformer: Informer | undefined;
+  private starting: Promise<void> | undefined;
+  /** Set when start() resolves: from then on changes are emitted. */
+  private live = false;
+  private stopped = false;
+  /** Ends the current wait of start() (a discovery call or a retry delay) on stop(). */
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly binding: KubernetesBinding,
+    private readonly options: MonitorOptions,
+    private readonly opts: KubeMonitorsOptions,
+  ) {
+    this.backoff = opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.run();
+    return this.starting;
+  }
+
+  snapshot(): readonly SnapshotItem[] {
+    const entries: Entry[] = [];
+    for (const list of this.sources.values()) for (const s of list) entries.push(...s.cache.values());
+    return entries.sort(byNamespaceAndName).map((e) => e.item);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.live = false;
+    this.wake?.();
+    const stops = [...this.sources.values()].flat().map((s) => this.close(s));
+    if (this.nsInformer) stops.push(this.nsInformer.stop());
+    await Promise.all([...stops, ...this.closing]);
+    await this.starting;
+  }
+
+  private async run(): Promise<void> {
+    this.target = await this.resolveKind();
+    if (!this.target || this.stopped) return;
+    const nsSelector = this.binding.namespace;
+    if (this.target.namespaced && nsSelector?.labelSelector) {
+      this.nsInformer = this.namespaceInformer(nsSelector.labelSelector);
+      await this.nsInformer.start();
+    } else {
+      const names = this.target.namespaced ? unique(nsSelector?.nameSelector?.matchNames ?? []) : [];
+      for (const ns of names.length > 0 ? names : ['']) this.addNamespace(ns);
+    }
+    // informers of namespaces that appear meanwhile are part of the start too
+    for (;;) {
+      const pending = [...this.sources.values()].flat().filter((s) => !s.synced && !s.closed);
+      if (pending.length === 0 || this.stopped) break;
+      await Promise.all(pending.map((s) => s.ready));
+    }
+    if (!this.stopped) this.live = true;
+  }
+
+  private async resolveKind(): Promise<ResolvedKind | undefined> {
+    const { apiVersion, kind } = this.binding;
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        const target = await this.unlessStopped(this.opts.resolve(apiVersion, kind));
+        return this.stopped ? undefined : target;
+      } catch (e) {
+        if (this.stopped) break;
+        this.report(
+          `cannot get GroupVersionResource info for apiVersion '${apiVersion ?? ''}' kind '${kind}' from the API server ` +
+            `(possibly the CRD is not created yet): ${errorMessage(e)}`,
+          e,
+        );
+        let timer: NodeJS.Timeout | undefined;
+        await this.unlessStopped(new Promise((resolve) => (timer = setTimeout(resolve, backoffDelay(this.backoff, attempt)))));
+        clearTimeout(timer);
+      }
+    }
+    return undefined;
+  }
+
+  /** Waits for `promise`, or resolves with undefined on stop(). */
+  private unlessStopped<T>(promise: Promise<T>): Promise<T | undefined> {
+    return new Promise((resolve, reject) => {
+      this.wake = () => resolve(undefined);
+      promise.then(resolve, reject);
+    });
+  }
+
+  private namespaceInformer(selector: LabelSelector): Informer {
+    const name = (o: KubeObject) => o.metadata?.name ?? '';
+    return new Informer({
+      kc: this.opts.kc,
+      path: '/api/v1/namespaces',
+      labelSelector: labelSelectorString(selector),
+      backoff: this.backoff,
+      watchTimeoutSeconds: this.opts.watchTimeoutSeconds,
+      onSync: (namespaces) => {
+        for (const ns of namespaces) this.addNamespace(name(ns));
+      },
+      // the server reports a namespace that stops matching the selector as DELETED
+      onEvent: (type, ns) => (type === 'DELETED' ? this.removeNamespace(name(ns)) : this.addNamespace(name(ns))),
+      onError: (e) => this.report(`namespaces informer: ${e.message}`, e),
+    });
+  }
+
+  private addNamespace(namespace: string): void {
+    if (this.stopped || this.sources.has(namespace)) return;
+    const names = unique(this.binding.nameSelector?.matchNames ?? []);
+    const objectNames = names.length > 0 ? names : [undefined];
+    this.sources.set(
+      namespace,
+      objectNames.map((name) => this.startSource(namespace, name)),
+    );
+  }
+
+  /** The namespace no longer matches: its objects leave the snapshot (reported as Deleted once started). */
+  private removeNamespace(namespace: string): void {
+    const list = this.sources.get(namespace);
+    if (!list) return;
+    this.sources.delete(namespace);
+    for (const s of list) {
+      const gone = [...s.cache.values()].sort(byNamespaceAndName);
+      const closing = this.close(s);
+      this.closing.add(closing);
+      void closing.then(() => this.closing.delete(closing));
+      for (const e of gone) this.emit('Deleted', e.item);
+    }
+  }
+
+  private close(s: Source): Promise<void> {
+    s.closed = true;
+    s.cache.clear();
+    return s.informer.stop();
+  }
+
+  private startSource(namespace: string, name: string | undefined): Source {
+    const path = collectionPath(this.target!, namespace);
+    const { labelSelector, fieldSelector } = this.binding;
+    const informer = new Informer({
+      kc: this.opts.kc,
+      path,
+      labelSelector: labelSelector ? labelSelectorString(labelSelector) : undefined,
+      fieldSelector: fieldSelectorString(fieldSelector, name) || undefined,
+      backoff: this.backoff,
+      watchTimeoutSeconds: this.opts.watchTimeoutSeconds,
+      onSync: (objects) => this.onSync(source, objects),
+      onEvent: (type, object) => this.onEvent(source, type, object),
+      onError: (e) => this.report(`${this.binding.kind} informer ${path}${name !== undefined ? ` (name ${name})` : ''}: ${e.message}`, e),
+    });
+    const source: Source = {
+      informer,
+      cache: new Map(),
+      synced: false,
+      closed: false,
+      ready: informer.start().then(() => {
+        source.synced = true;
+      }),
+    };
+    return source;
+  }
+
+  /** The first list of an informer; after start() only a namespace that started matching has one. */
+  private onSync(source: Source, objects: KubeObject[]): void {
+    if (source.closed) return;
+    const outcomes = filterObjects(this.binding, objects);
+    const added: Entry[] = [];
+    outcomes.forEach((outcome, i) => {
+      const { namespace, name } = metaOf(objects[i]!);
+      if (!outcome.ok) return this.reportFilterError(objects[i]!, outcome.error);
+      const entry = { namespace, name, item: outcome.item, checksum: outcome.checksum };
+      source.cache.set(keyOf(namespace, name), entry);
+      added.push(entry);
+    });
+    for (const e of added.sort(byNamespaceAndName)) this.emit('Added', e.item);
+  }
+
+  private onEvent(source: Source, type: WatchEventType, object: KubeObject): void {
+    if (source.closed) return;
+    const { namespace, name } = metaOf(object);
+    const key = keyOf(namespace, name);
+    const cached = source.cache.get(key);
+    if (type === 'DELETED') {
+      // an object the hook never saw (its filter failed) has nothing to report
+      if (!cached) return;
+      source.cache.delete(key);
+      return this.emit('Deleted', cached.item);
+    }
+    let filtered;
+    try {
+      filtered = filterObject(this.binding, object);
+    } catch (e) {
+      return this.reportFilterError(object, e);
+    }
+    source.cache.set(key, { namespace, name, item: filtered.item, checksum: filtered.checksum });
+    if (cached?.checksum === filtered.checksum) return;
+    this.emit(WATCH_EVENTS[type], filtered.item);
+  }
+
+  private emit(watchEvent: WatchEvent, item: SnapshotItem): void {
+    if (!this.live || this.stopped) return;
+    const event: BindingEvent = { watchEvent, item };
+    try {
+      this.options.onEvent(event);
+    } catch (e) {
+      this.report(`onEvent failed: ${errorMessage(e)}`, e);
+    }
+  }
+
+  private reportFilterError(object: KubeObject, error: unknown): void {
+    const { namespace, name } = metaOf(object);
+    const id = namespace !== '' ? `${namespace}/${name}` : name;
+    this.report(`jqFilter failed on ${object.kind ?? this.binding.kind} ${id}, the object is skipped: ${errorMessage(error)}`, error);
+  }
+
+  private report(message: string, cause: unknown): void {
+    if (this.stopped) return;
+    const onError = this.options.onError;
+    if (!onError) return;
+    try {
+      onError(new Error(`${this.options.label}: ${message}`, { cause }));
+    } catch {
+      // a failing error handler must not break the watch
+    }
+  }
+}

@@ -1,0 +1,389 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { requestJson } from '../../src/kube/http.js';
+import { RestMapper } from '../../src/kube/mapper.js';
+import { KubeMonitors, labelSelectorString, fieldSelectorString } from '../../src/kube/monitor.js';
+import { parseHookConfigSync } from '../../src/hooks/config.js';
+import type { KubernetesBinding } from '../../src/hooks/config-types.js';
+import type { SnapshotItem } from '../../src/hooks/binding-context.js';
+import type { BindingMonitor } from '../../src/operator/ports.js';
+import { initJq } from '../../src/jq/index.js';
+
+await initJq();
+
+const LABEL = 'hooks/watch.sh pods';
+
+function binding(spec: Record<string, unknown>): KubernetesBinding {
+  const config = parseHookConfigSync({ configVersion: 'v1', kubernetes: [{ name: 'pods', ...spec }] }, { hookPath: 'hooks/watch.sh', kind: 'global' });
+  return config.kubernetes[0]!;
+}
+
+async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const meta = (item: SnapshotItem) => (item.object?.metadata ?? {}) as { namespace?: string; name?: string; labels?: Record<string, string> };
+const idOf = (item: SnapshotItem) => `${meta(item).namespace ?? ''}/${meta(item).name ?? ''}`;
+
+/** `Added default/a` for items with objects; the filter result is appended when there is one. */
+function describe(watchEvent: string, item: SnapshotItem): string {
+  const parts = [watchEvent];
+  if (item.object) parts.push(idOf(item));
+  if ('filterResult' in item) parts.push(JSON.stringify(item.filterResult));
+  return parts.join(' ');
+}
+
+async function setup(t: { after: (fn: () => Promise<void>) => void }) {
+  const sandbox = await startSandbox();
+  t.after(() => sandbox.stop());
+  const kc = new KubeConfig();
+  kc.loadFromFile(sandbox.kubeconfigPath);
+  const mapper = new RestMapper(kc, { minRefreshIntervalMs: 0 });
+  const monitors = new KubeMonitors({ kc, resolve: (apiVersion, kind) => mapper.resolve(apiVersion, kind), backoff: { initialMs: 10, maxMs: 100 } });
+  const api = {
+    namespace: (name: string, labels?: Record<string, string>) => requestJson(kc, 'POST', '/api/v1/namespaces', {}, { metadata: { name, labels } }),
+    labelNamespace: (name: string, labels: Record<string, string | null>) =>
+      requestJson(kc, 'PATCH', `/api/v1/namespaces/${name}`, {}, { metadata: { labels } }, 'application/merge-patch+json'),
+    create: (ns: string, name: string, v: string, labels?: Record<string, string>) =>
+      requestJson(kc, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {}, { metadata: { name, labels }, data: { v } }),
+    patch: (ns: string, name: string, patch: Record<string, unknown>) =>
+      requestJson(kc, 'PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}`, {}, patch, 'application/merge-patch+json'),
+    remove: (ns: string, name: string) => requestJson(kc, 'DELETE', `/api/v1/namespaces/${ns}/configmaps/${name}`),
+  };
+  const watch = (b: KubernetesBinding) => {
+    const events: string[] = [];
+    const items: SnapshotItem[] = [];
+    const errors: string[] = [];
+    const monitor = monitors.createMonitor(b, {
+      label: LABEL,
+      onEvent: (ev) => {
+        events.push(describe(ev.watchEvent, ev.item));
+        items.push(ev.item);
+      },
+      onError: (e) => errors.push(e.message),
+    });
+    t.after(() => monitor.stop());
+    return { monitor, events, items, errors, ids: () => monitor.snapshot().map(idOf) };
+  };
+  return { sandbox, kc, api, watch };
+}
+
+const cm = (namespace: string, name: string, v: string, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace, name, ...(labels ? { labels } : {}) },
+  data: { v },
+});
+const ns = (name: string, labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(labels ? { labels } : {}) } });
+
+const listRequests = (sandbox: Sandbox) => sandbox.requests.filter((q) => q.method === 'GET' && q.query.watch !== 'true');
+const configMapLists = (sandbox: Sandbox) => listRequests(sandbox).filter((q) => q.path.endsWith('/configmaps')).map((q) => q.path).sort();
+
+test('selector strings are the ones Go formats', () => {
+  assert.equal(
+    labelSelectorString({
+      matchLabels: { tier: 'web', app: 'x' },
+      matchExpressions: [
+        { key: 'env', operator: 'In', values: ['stage', 'prod'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+        { key: 'zone', operator: 'NotIn', values: ['b'] },
+        { key: 'canary', operator: 'Exists' },
+      ],
+    }),
+    'app=x,canary,env in (prod,stage),!legacy,tier=web,zone notin (b)',
+  );
+  assert.equal(fieldSelectorString({ matchExpressions: [{ field: 'status.phase', operator: '!=', value: 'a,b=c' }] }, 'n'), 'status.phase!=a\\,b\\=c,metadata.name=n');
+  assert.equal(fieldSelectorString(undefined), '');
+});
+
+test('start() gives the complete sorted snapshot and no events; then Added, Modified, Deleted in order', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load([ns('b-ns'), cm('default', 'z', '1'), cm('default', 'a', '1'), cm('b-ns', 'm', '1')]);
+  const w = watch(binding({ apiVersion: 'v1', kind: 'ConfigMap' }));
+  await w.monitor.start();
+  assert.deepEqual(w.ids(), ['b-ns/m', 'default/a', 'default/z']);
+  assert.deepEqual(Object.keys(w.monitor.snapshot()[0]!), ['object'], 'no filterResult without a jqFilter');
+  assert.deepEqual(w.events, []);
+
+  await api.create('default', 'c', '1');
+  await api.patch('default', 'a', { data: { v: '2' } });
+  await api.remove('default', 'z');
+  await until(() => w.events.length === 3, 'three events');
+  assert.deepEqual(w.events, ['Added default/c', 'Modified default/a', 'Deleted default/z']);
+  assert.deepEqual((w.items[1]!.object as { data: unknown }).data, { v: '2' });
+  assert.deepEqual((w.items[2]!.object as { data: unknown }).data, { v: '1' }, 'Deleted carries the last known object');
+  assert.deepEqual(w.ids(), ['b-ns/m', 'default/a', 'default/c']);
+  assert.deepEqual(w.errors, []);
+});
+
+test('jqFilter: a Modified event with an unchanged result is not emitted, the snapshot takes the new object; jq errors skip the object', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load([cm('default', 'a', '1'), cm('default', 'bad', 'x')]);
+  const w = watch(binding({ kind: 'configmap', jqFilter: '{v: (.data.v | tonumber)}' }));
+  await w.monitor.start();
+  assert.deepEqual(w.ids(), ['default/a']);
+  assert.deepEqual(w.monitor.snapshot()[0]!.filterResult, { v: 1 });
+  assert.equal(w.errors.length, 1);
+  assert.match(w.errors[0]!, /^hooks\/watch\.sh pods: jqFilter failed on ConfigMap default\/bad, the object is skipped: /);
+
+  await api.patch('default', 'a', { metadata: { labels: { seen: 'yes' } } });
+  await api.patch('default', 'bad', { data: { v: 'still bad' } });
+  await api.create('default', 'c', '3'); // a later event of the same watch: the two above were handled before it
+  await until(() => w.events.length === 1, 'the event of c');
+  assert.deepEqual(w.events, ['Added default/c {"v":3}']);
+  assert.equal(w.errors.length, 2);
+  assert.match(w.errors[1]!, /default\/bad/);
+  assert.deepEqual(meta(w.monitor.snapshot()[0]!).labels, { seen: 'yes' }, 'the snapshot holds the new object');
+
+  await api.patch('default', 'a', { data: { v: '2' } });
+  await api.patch('default', 'bad', { data: { v: '5' } });
+  await api.remove('default', 'c');
+  await until(() => w.events.length === 4, 'three more events');
+  assert.deepEqual(w.events.slice(1), ['Modified default/a {"v":2}', 'Modified default/bad {"v":5}', 'Deleted default/c {"v":3}']);
+  assert.deepEqual(w.ids(), ['default/a', 'default/bad']);
+});
+
+test('keepFullObjectsInMemory: false keeps only filter results, still sorted by namespace and name', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load([ns('b'), ns('a'), cm('b', 'x', '1'), cm('a', 'y', '1'), cm('a', 'x', '1')]);
+  const w = watch(binding({ kind: 'ConfigMap', keepFullObjectsInMemory: false, jqFilter: '.metadata.namespace + "/" + .metadata.name' }));
+  await w.monitor.start();
+  assert.deepEqual(w.monitor.snapshot(), [{ filterResult: 'a/x' }, { filterResult: 'a/y' }, { filterResult: 'b/x' }]);
+  await api.remove('a', 'y');
+  await api.create('a', 'w', '1');
+  await until(() => w.events.length === 2, 'two events');
+  assert.deepEqual(w.events, ['Deleted "a/y"', 'Added "a/w"']);
+  assert.deepEqual(w.items[0], { filterResult: 'a/y' });
+  assert.deepEqual(w.monitor.snapshot(), [{ filterResult: 'a/w' }, { filterResult: 'a/x' }, { filterResult: 'b/x' }]);
+
+  const bare = watch(binding({ kind: 'ConfigMap', keepFullObjectsInMemory: false }));
+  await bare.monitor.start();
+  assert.deepEqual(bare.monitor.snapshot(), [{}, {}, {}]);
+});
+
+test('label selector with matchLabels and matchExpressions, objects entering and leaving it', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  const web = { app: 'web', env: 'prod' };
+  sandbox.load([
+    cm('default', 'match', '1', { ...web, tier: '1' }),
+    cm('default', 'no-tier', '1', web),
+    cm('default', 'legacy', '1', { ...web, tier: '1', legacy: 'y' }),
+    cm('default', 'dev', '1', { ...web, env: 'dev', tier: '1' }),
+    cm('default', 'zone-b', '1', { ...web, tier: '1', zone: 'b' }),
+  ]);
+  const w = watch(
+    binding({
+      kind: 'ConfigMap',
+      labelSelector: {
+        matchLabels: { app: 'web' },
+        matchExpressions: [
+          { key: 'env', operator: 'In', values: ['stage', 'prod'] },
+          { key: 'legacy', operator: 'DoesNotExist' },
+          { key: 'tier', operator: 'Exists' },
+          { key: 'zone', operator: 'NotIn', values: ['b'] },
+        ],
+      },
+    }),
+  );
+  await w.monitor.start();
+  assert.deepEqual(w.ids(), ['default/match']);
+  assert.equal(listRequests(sandbox).find((q) => q.path === '/api/v1/configmaps')?.query.labelSelector, 'app=web,env in (prod,stage),!legacy,tier,zone notin (b)');
+
+  await api.patch('default', 'no-tier', { metadata: { labels: { tier: '2' } } });
+  await api.patch('default', 'match', { metadata: { labels: { legacy: 'now' } } });
+  await api.create('default', 'new', '1', { ...web, env: 'stage', tier: '3' });
+  await until(() => w.events.length === 3, 'three events');
+  assert.deepEqual(w.events, ['Added default/no-tier', 'Deleted default/match', 'Added default/new']);
+  assert.deepEqual(w.ids(), ['default/new', 'default/no-tier']);
+});
+
+test('nameSelector: one informer per name with a metadata.name field selector, joined to fieldSelector', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load([ns('other'), cm('default', 'a', '1'), cm('default', 'b', '1'), cm('default', 'c', '1'), cm('other', 'a', '1')]);
+  const w = watch(
+    binding({
+      kind: 'ConfigMap',
+      nameSelector: { matchNames: ['a', 'c', 'a'] },
+      fieldSelector: { matchExpressions: [{ field: 'metadata.namespace', operator: 'Equals', value: 'default' }] },
+    }),
+  );
+  await w.monitor.start();
+  assert.deepEqual(w.ids(), ['default/a', 'default/c']);
+  const selectors = listRequests(sandbox)
+    .filter((q) => q.path === '/api/v1/configmaps')
+    .map((q) => `${q.path} ${q.query.fieldSelector}`)
+    .sort();
+  assert.deepEqual(selectors, [
+    '/api/v1/configmaps metadata.namespace=default,metadata.name=a',
+    '/api/v1/configmaps metadata.namespace=default,metadata.name=c',
+  ]);
+
+  await api.patch('default', 'b', { data: { v: '2' } }); // watched by no informer
+  await api.patch('other', 'a', { data: { v: '2' } }); // excluded by the field selector on the server
+  await api.patch('default', 'c', { data: { v: '2' } });
+  await until(() => w.events.length === 1, 'the event of c');
+  assert.deepEqual(w.events, ['Modified default/c']);
+});
+
+test('namespace.nameSelector: one informer per listed namespace', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load([ns('ns-a'), ns('ns-b'), ns('ns-c'), cm('ns-a', 'x', '1'), cm('ns-b', 'x', '1'), cm('ns-c', 'x', '1')]);
+  const w = watch(binding({ kind: 'ConfigMap', namespace: { nameSelector: { matchNames: ['ns-b', 'ns-a'] } } }));
+  await w.monitor.start();
+  assert.deepEqual(w.ids(), ['ns-a/x', 'ns-b/x']);
+  assert.deepEqual(configMapLists(sandbox), ['/api/v1/namespaces/ns-a/configmaps', '/api/v1/namespaces/ns-b/configmaps']);
+
+  await api.create('ns-a', 'y', '1');
+  await until(() => w.events.length === 1, 'the event in ns-a');
+  await api.create('ns-b', 'y', '1');
+  await until(() => w.events.length === 2, 'the event in ns-b');
+  assert.deepEqual(w.events, ['Added ns-a/y', 'Added ns-b/y']);
+  assert.deepEqual(w.ids(), ['ns-a/x', 'ns-a/y', 'ns-b/x', 'ns-b/y']);
+});
+
+test('namespace.labelSelector: namespaces that start matching add their objects, those that stop matching remove them', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load([ns('team-1', { watch: 'yes' }), ns('other'), cm('team-1', 'one', '1'), cm('other', 'x', '1')]);
+  const w = watch(binding({ kind: 'ConfigMap', namespace: { labelSelector: { matchLabels: { watch: 'yes' } }, nameSelector: { matchNames: ['other'] } } }));
+  await w.monitor.start();
+  assert.deepEqual(w.ids(), ['team-1/one'], 'labelSelector wins over nameSelector');
+  assert.equal(listRequests(sandbox).find((q) => q.path === '/api/v1/namespaces')?.query.labelSelector, 'watch=yes');
+
+  // the object is created right after its namespace: reported once, whether the new informer lists or watches it
+  await api.namespace('team-2', { watch: 'yes' });
+  await api.create('team-2', 'two', '1');
+  await until(() => w.events.length === 1, 'the object of the new namespace');
+  await api.create('team-2', 'three', '1');
+  await until(() => w.events.length === 2, 'a later object of the new namespace');
+  assert.deepEqual(w.events, ['Added team-2/two', 'Added team-2/three']);
+  assert.deepEqual(w.ids(), ['team-1/one', 'team-2/three', 'team-2/two']);
+
+  await api.labelNamespace('team-2', { watch: null });
+  await until(() => w.events.length === 4, 'the objects of the namespace that stopped matching');
+  assert.deepEqual(w.events.slice(2), ['Deleted team-2/three', 'Deleted team-2/two']);
+  assert.deepEqual(w.ids(), ['team-1/one']);
+  await until(() => sandbox.watchCount() === 2, 'the informer of team-2 to stop');
+  assert.ok(!sandbox.requests.some((q) => q.path.startsWith('/api/v1/namespaces/other/')), 'no informer for a namespace that never matched');
+
+  await api.labelNamespace('team-2', { watch: 'yes' });
+  await until(() => w.events.length === 6, 'the namespace matching again');
+  assert.deepEqual(w.events.slice(4), ['Added team-2/three', 'Added team-2/two']);
+});
+
+test('cluster-scoped kind: one cluster-wide informer, namespace settings ignored', { timeout: 60_000 }, async (t) => {
+  const { sandbox, kc, watch } = await setup(t);
+  const role = (name: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels: { test: 'yes' } }, rules: [] });
+  sandbox.load([role('r1')]);
+  const w = watch(binding({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: { nameSelector: { matchNames: ['default'] } }, jqFilter: '.metadata.name' }));
+  await w.monitor.start();
+  assert.deepEqual(w.monitor.snapshot().map((i) => i.filterResult), ['r1']);
+  assert.deepEqual(listRequests(sandbox).filter((q) => q.path.endsWith('/clusterroles')).map((q) => q.path), ['/apis/rbac.authorization.k8s.io/v1/clusterroles']);
+  const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+  await requestJson(kc, 'POST', path, {}, role('r0'));
+  await requestJson(kc, 'DELETE', `${path}/r1`);
+  await until(() => w.events.length === 2, 'two events');
+  assert.deepEqual(w.events, ['Added /r0 "r0"', 'Deleted /r1 "r1"']);
+  assert.deepEqual(w.monitor.snapshot().map((i) => i.filterResult), ['r0']);
+});
+
+test('dropped watches resume and 410 Gone relists: no event lost or repeated', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load([cm('default', 'keep', '1'), cm('default', 'gone', '1'), cm('default', 'same', '1')]);
+  const w = watch(binding({ kind: 'ConfigMap' }));
+  await w.monitor.start();
+  await until(() => sandbox.watchCount() === 1, 'the watch');
+  sandbox.dropWatches();
+  await api.create('default', 'after-drop', '1');
+  await until(() => w.events.length === 1, 'the event after the dropped watch');
+
+  // change things while the watch is failing, then make its resourceVersion too old
+  sandbox.failNext(1000, 500);
+  sandbox.dropWatches();
+  await until(() => w.errors.length >= 1, 'a failed watch');
+  assert.match(w.errors[0]!, /^hooks\/watch\.sh pods: ConfigMap informer \/api\/v1\/configmaps: /);
+  sandbox.load([cm('default', 'keep', '2'), cm('default', 'new', '1')]);
+  sandbox.compactHistory();
+  sandbox.clearRequestLog();
+  sandbox.failNext(0);
+  await api.remove('default', 'gone');
+  await until(() => w.events.length === 4, 'the changes made meanwhile');
+  await api.create('default', 'z-last', '1');
+  await until(() => w.events.length === 5, 'the last event');
+  assert.equal(w.events[0], 'Added default/after-drop');
+  assert.deepEqual(w.events.slice(1, 4).sort(), ['Added default/new', 'Deleted default/gone', 'Modified default/keep']);
+  assert.equal(w.events[4], 'Added default/z-last');
+  assert.ok(configMapLists(sandbox).length >= 1, 'relisted after 410');
+  assert.deepEqual(w.ids(), ['default/after-drop', 'default/keep', 'default/new', 'default/same', 'default/z-last']);
+});
+
+test('start() retries discovery and lists until they succeed, reporting every error', { timeout: 60_000 }, async (t) => {
+  const { sandbox, kc, watch } = await setup(t);
+  const w = watch(binding({ apiVersion: 'example.com/v1', kind: 'Widget' }));
+  const started = w.monitor.start();
+  await until(() => w.errors.length >= 2, 'discovery errors');
+  assert.match(w.errors[0]!, /^hooks\/watch\.sh pods: cannot get GroupVersionResource info for apiVersion 'example\.com\/v1' kind 'Widget'/);
+  await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  });
+  sandbox.load([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { namespace: 'default', name: 'w1' } }]);
+  await started;
+  assert.deepEqual(w.ids(), ['default/w1']);
+  await w.monitor.stop();
+
+  sandbox.failNext(2, 500);
+  const w2 = watch(binding({ kind: 'ConfigMap' }));
+  await w2.monitor.start();
+  assert.ok(w2.errors.length >= 1);
+  for (const e of w2.errors) assert.match(e, /: 500 injected failure/);
+  assert.deepEqual(w2.ids(), []);
+});
+
+test('stop(): ends every watch, no events afterwards; stop() during start() ends start()', { timeout: 60_000 }, async (t) => {
+  const { sandbox, kc, api, watch } = await setup(t);
+  sandbox.load([ns('team', { watch: 'yes' }), cm('team', 'a', '1')]);
+  const w = watch(binding({ kind: 'ConfigMap', namespace: { labelSelector: { matchLabels: { watch: 'yes' } } } }));
+  await w.monitor.start();
+  await until(() => sandbox.watchCount() === 2, 'both watches');
+  await w.monitor.stop();
+  await until(() => sandbox.watchCount() === 0, 'the watches to close');
+  sandbox.clearRequestLog();
+  await api.create('team', 'b', '1');
+  await api.namespace('team-2', { watch: 'yes' });
+  assert.deepEqual(sandbox.requests.filter((q) => q.method === 'GET').length, 0, 'nothing lists or watches any more');
+  assert.deepEqual(w.events, []);
+
+  const pending = watch(binding({ apiVersion: 'example.com/v1', kind: 'Nothing' }));
+  const started = pending.monitor.start();
+  await until(() => pending.errors.length >= 1, 'a discovery error');
+  await pending.monitor.stop();
+  await started;
+
+  const hung = new KubeMonitors({ kc, resolve: () => new Promise(() => undefined) }).createMonitor(binding({ kind: 'ConfigMap' }), {
+    label: LABEL,
+    onEvent: () => assert.fail('no events'),
+  });
+  const waiting = hung.start();
+  await hung.stop();
+  await waiting;
+
+  sandbox.failNext(1000, 500);
+  const failing: BindingMonitor = watch(binding({ kind: 'ConfigMap' })).monitor;
+  const starting = failing.start();
+  await failing.stop();
+  await starting;
+  sandbox.failNext(0);
+});
