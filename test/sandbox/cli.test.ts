@@ -65,10 +65,9 @@ test('addon-operator sandbox: a bad seed file or --listen value is a clear error
   try {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: missing\n');
-    const r1 = await run(['--seed', bad]);
+    const [r1, r2] = await Promise.all([run(['--seed', bad]), run(['--listen', 'nope'])]);
     assert.equal(r1.code, 1);
     assert.match(r1.stderr, /bad\.yaml: ConfigMap missing\/x: namespaces "missing" not found/);
-    const r2 = await run(['--listen', 'nope']);
     assert.equal(r2.code, 1);
     assert.match(r2.stderr, /--listen: expected HOST:PORT/);
   } finally {

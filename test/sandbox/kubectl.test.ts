@@ -189,7 +189,7 @@ test('kubectl: get -w streams changes', { skip }, async () => {
 });
 
 test('kubectl: CRD, then custom resources; kubectl wait', { skip }, async () => {
-  await withKubectl(async ({ run, fail, file }) => {
+  await withKubectl(async ({ run, fail, file, sb }) => {
     const crd = file(
       'crd.yaml',
       `apiVersion: apiextensions.k8s.io/v1
@@ -231,7 +231,7 @@ spec:
     assert.equal(got.status.ready, true);
     assert.equal(got.metadata.generation, 3);
     const waiting = run(['wait', '--for=delete', 'wd/w1', '--timeout=30s']);
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(() => sb.watchCount() > 0, 'kubectl wait to watch the object');
     assert.match(await run(['delete', 'wd', 'w1']), /deleted/);
     assert.match(await waiting, /condition met|deleted/);
     assert.match(await run(['delete', '-f', crd]), /deleted/);
