@@ -265,6 +265,8 @@ export class State {
           return;
         }
       } else if (typeof val === 'bigint' || val instanceof GoInt) {
+        // Go 1.24: an integer n ranges over 0..n-1, with one variable at most
+        if (decl.length > 1) this.errorf(`can't use ${formatValue(val, 'v')} to iterate over more than one variable`);
         const n = typeof val === 'bigint' ? val : val.v;
         if (n > 0n) {
           for (let i = 0n; i < n; i++) if (!one(i, typeof val === 'bigint' ? i : new GoInt(val.type, i), false)) break;

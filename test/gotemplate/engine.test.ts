@@ -272,3 +272,13 @@ test('leaf library: imports only its own modules, node:crypto and its npm depend
     assert.doesNotMatch(text, /process\.env|process\.cwd|\brequire\(/, `${f} reaches the environment`);
   }
 });
+
+test('range over an integer (Go 1.24): 0..n-1, else when n <= 0, one variable at most', () => {
+  assert.equal(renderString('{{ range 3 }}{{ . }}{{ end }}|{{ range $i := 3 }}{{ $i }}{{ end }}', {}), '012|012');
+  assert.equal(renderString('{{ range 0 }}x{{ else }}zero{{ end }}|{{ range -2 }}x{{ else }}none{{ end }}', {}), 'zero|none');
+  assert.equal(renderString('{{ range (int64 2) }}{{ printf "%T" . }} {{ end }}', {}), 'int64 int64 ');
+  assert.equal(renderString('{{ range 5 }}{{ if eq . 1 }}{{ continue }}{{ end }}{{ if eq . 3 }}{{ break }}{{ end }}{{ . }}{{ end }}', {}), '02');
+  assert.throws(() => renderString('{{ range $a, $b := 5 }}{{ end }}', {}), /template: main:1:19: executing "main" at <5>: can't use 5 to iterate over more than one variable/);
+  // numbers from values are float64: not iterable, as in Go
+  assert.throws(() => renderString('{{ range .n }}{{ end }}', { n: 3 }), /range can't iterate over 3/);
+});
