@@ -430,6 +430,7 @@ function watch(
   const sendInitial = query.sendInitialEvents === 'true' || from < 0;
   const bookmarks = query.allowWatchBookmarks === 'true' || query.allowWatchBookmarks === '1';
   const timeoutSeconds = query.timeoutSeconds ? Number(query.timeoutSeconds) : 0;
+  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 0) throw badRequest(`invalid timeoutSeconds: ${query.timeoutSeconds}`);
   const tkey = typeKey(t.group, t.plural);
   const av = joinApiVersion(t.group, version);
 

@@ -109,6 +109,9 @@ test('a continue token older than the compacted history gets HTTP 410 Gone (Expi
     const f = await failure(core.listNamespacedConfigMap({ namespace: 'default', limit: 2, _continue: page.metadata!._continue }));
     assert.equal(f.code, 410);
     assert.equal(f.status.reason, 'Expired');
+    const bad = await failure(core.listNamespacedConfigMap({ namespace: 'default', limit: 2, _continue: 'not a token' }));
+    assert.equal(bad.code, 400);
+    assert.equal(bad.status.reason, 'BadRequest');
   });
 });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { Watch, makeInformer } from '@kubernetes/client-node';
-import { cm, collectWatch, eventually, withSandbox } from './helpers.js';
+import { cm, collectWatch, eventually, raw, withSandbox } from './helpers.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 
 const CM_PATH = '/api/v1/namespaces/default/configmaps';
@@ -113,6 +113,16 @@ test('without allowWatchBookmarks no BOOKMARK is sent; timeoutSeconds ends the s
     },
     { bookmarkIntervalMs: 50 },
   );
+});
+
+test('bad watch parameters get 400 BadRequest before the stream starts', async () => {
+  await withSandbox(async ({ sb }) => {
+    for (const q of ['resourceVersion=abc', 'resourceVersion=-3', 'timeoutSeconds=abc', 'timeoutSeconds=-1', 'labelSelector=a%20in%20(']) {
+      const r = await raw(sb, 'GET', `${CM_PATH}?watch=true&${q}`);
+      assert.equal(r.status, 400, q);
+      assert.equal(r.json().reason, 'BadRequest', q);
+    }
+  });
 });
 
 test('label-selector watches see objects enter (ADDED) and leave (DELETED) the selection', async () => {
