@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { registerRender } from './render.js';
 import { registerSandboxCommand } from './sandbox.js';
+import { registerStart } from './start.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
       console.log(`addon-operator ${pkg.version}`);
     });
 
+  registerStart(program);
   registerRender(program);
   registerSandboxCommand(program);
 

@@ -152,8 +152,8 @@ export async function loadHooks(hooksDir: string, opts: LoadHooksOptions): Promi
   });
   for (const h of results) if (h) hooks.push(h);
   if (problems.length) {
-    const where = opts.module ? `module ${opts.module}` : 'global hooks';
-    throw new UserErrors(`cannot load the hooks of ${where}`, problems);
+    const what = opts.module ? `the hooks of module ${opts.module}` : 'the global hooks';
+    throw new UserErrors(`cannot load ${what} in ${hooksDir}`, problems);
   }
   return hooks;
 }

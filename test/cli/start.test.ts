@@ -1,0 +1,106 @@
+/**
+ * `addon-operator start --sandbox` as a process: a bad global hook stops it with exit code 1 and every
+ * problem listed; SIGTERM lets the running hook finish, starts nothing new and exits 0; a module's
+ * chart becomes a release in the embedded API server.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { makeTree, writeTree } from '../helpers/tree.js';
+import { requestJson } from '../../src/kube/http.js';
+
+const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+
+function args(root: string, extra: string[] = []): string[] {
+  return [
+    '--import', 'tsx', MAIN, 'start', '--sandbox',
+    '--modules-dir', join(root, 'modules'),
+    '--global-hooks-dir', join(root, 'global-hooks'),
+    '--tmp-dir', join(root, 'tmp'),
+    '--namespace', 'addons',
+    '--log-type', 'json',
+    ...extra,
+  ];
+}
+
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const hook = (config: object, body: string) => `#!/usr/bin/env bash
+if [[ "$1" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi
+${body}
+`;
+
+test('a global hook with a bad config stops start with exit code 1 and lists every problem', () => {
+  const root = makeTree({
+    'modules/.keep': '',
+    'global-hooks/hooks/bad-cron': hook({ configVersion: 'v1', schedule: [{ crontab: 'every day' }] }, ''),
+    'global-hooks/hooks/bad-kind': hook({ configVersion: 'v1', kubernetes: [{ name: 'x' }] }, ''),
+    'global-hooks/hooks/good': hook({ configVersion: 'v1', onStartup: 1 }, ''),
+  });
+  const r = spawnSync(process.execPath, args(root), { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /hooks\/bad-cron/);
+  assert.match(r.stderr, /hooks\/bad-kind/);
+  assert.match(r.stderr, /every day/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('SIGTERM: the running hook finishes, nothing new starts, exit code 0', async () => {
+  const root = makeTree({ 'modules/.keep': '' });
+  const trace = join(root, 'trace');
+  const release = join(root, 'release');
+  writeTree(root, {
+    'global-hooks/hooks/slow': hook({ configVersion: 'v1', onStartup: 1 }, `echo started >> '${trace}'
+while [ ! -e '${release}' ]; do sleep 0.05; done
+echo finished >> '${trace}'`),
+    'global-hooks/hooks/next': hook({ configVersion: 'v1', onStartup: 2, beforeAll: 1 }, `echo "next $(jq -r '.[0].binding' "$BINDING_CONTEXT_PATH")" >> '${trace}'`),
+  });
+  const child = spawn(process.execPath, args(root), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  child.stderr.on('data', (c: Buffer) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await waitFor(() => existsSync(trace) && readFileSync(trace, 'utf8').includes('started'), 'the slow hook to start');
+  child.kill('SIGTERM');
+  await waitFor(() => out.includes('stopping'), 'the stop to begin');
+  writeFileSync(release, '');
+  assert.equal(await exited, 0, out);
+  assert.deepEqual(readFileSync(trace, 'utf8').trim().split('\n'), ['started', 'finished']);
+});
+
+test('start --sandbox installs an enabled module as a Helm release in the embedded API server', async () => {
+  const root = makeTree({
+    'global-hooks/.keep': '',
+    'modules/values.yaml': 'echoEnabled: true\n',
+    'modules/001-echo/Chart.yaml': 'apiVersion: v2\nname: echo\nversion: 0.1.0\n',
+    'modules/001-echo/values.yaml': 'echo:\n  greeting: hello\n',
+    'modules/001-echo/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\ndata:\n  greeting: {{ .Values.echo.greeting | quote }}\n',
+  });
+  const kubeconfig = join(root, 'kubeconfig');
+  const child = spawn(process.execPath, args(root, ['--sandbox-kubeconfig', kubeconfig]), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  child.stderr.on('data', (c: Buffer) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await waitFor(() => out.includes('startup converge done'), 'the first converge');
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const cm = await requestJson<{ data: Record<string, string> }>(kc, 'GET', '/api/v1/namespaces/addons/configmaps/echo');
+    assert.deepEqual(cm.data, { greeting: 'hello' });
+    const secrets = await requestJson<{ items: Array<{ metadata: { name: string } }> }>(kc, 'GET', '/api/v1/namespaces/addons/secrets', { labelSelector: 'owner=helm' });
+    assert.deepEqual(secrets.items.map((s) => s.metadata.name), ['sh.helm.release.v1.echo.v1']);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  assert.equal(await exited, 0, out);
+});
