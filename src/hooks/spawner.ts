@@ -15,24 +15,31 @@ const HELPER = `
 const { spawn } = require('node:child_process');
 const kids = new Map();
 const send = (m) => { if (process.connected) process.send(m); };
+// a hook runs in a process group of its own, so that a kill reaches the processes it started too
+// (a 'sleep' holding the output pipe would otherwise keep a killed run open)
+const killGroup = (c, sig) => { try { process.kill(-c.pid, sig); } catch { c.kill(sig); } };
 process.on('message', (m) => {
-  if (m.kill) { const c = kids.get(m.id); if (c) c.kill(m.kill); return; }
+  if (m.kill) { const k = kids.get(m.id); if (k) { k.killed = true; killGroup(k.c, m.kill); } return; }
   let c;
   try {
-    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   } catch (e) {
     send({ id: m.id, exit: { error: String(e && e.message), code: e && e.code } });
     return;
   }
-  kids.set(m.id, c);
+  const k = { c, killed: false };
+  kids.set(m.id, k);
+  const done = (exit) => { if (kids.get(m.id) === k) { kids.delete(m.id); send({ id: m.id, exit }); } };
   c.stdout.setEncoding('utf8');
   c.stderr.setEncoding('utf8');
   c.stdout.on('data', (d) => send({ id: m.id, out: d }));
   c.stderr.on('data', (d) => send({ id: m.id, err: d }));
-  c.on('error', (e) => { kids.delete(m.id); send({ id: m.id, exit: { error: e.message, code: e.code } }); });
-  c.on('close', (code, signal) => { kids.delete(m.id); send({ id: m.id, exit: { code, signal } }); });
+  c.on('error', (e) => done({ error: e.message, code: e.code }));
+  // a killed run ends when its process does, even if something outside its group holds the pipes
+  c.on('exit', (code, signal) => { if (k.killed) done({ code, signal }); });
+  c.on('close', (code, signal) => done({ code, signal }));
 });
-process.on('disconnect', () => { for (const c of kids.values()) c.kill('SIGKILL'); process.exit(0); });
+process.on('disconnect', () => { for (const k of kids.values()) killGroup(k.c, 'SIGKILL'); process.exit(0); });
 `;
 
 export interface SpawnRequest {

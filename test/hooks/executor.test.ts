@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTree } from '../helpers/tree.js';
+import { makeTree, writeTree } from '../helpers/tree.js';
 import { runShellHook, HookRunError, type ShellHookRun } from '../../src/hooks/executor.js';
 import { RunDir } from '../../src/hooks/process.js';
 import { applyValuesOutputs } from '../../src/hooks/apply-values.js';
@@ -100,9 +100,22 @@ exit 4
   });
 });
 
-test('a hook past its timeout gets SIGTERM, then SIGKILL, and fails', async () => {
-  const root = makeTree({ 't.sh': "#!/bin/bash\ntrap '' TERM\nsleep 30 & wait\n" });
+test('a hook past its timeout gets SIGTERM, then SIGKILL, and fails; the processes it started die with it', async () => {
+  const root = makeTree({});
+  const pidFile = join(root, 'sleep.pid');
+  writeTree(root, { 't.sh': `#!/bin/bash\ntrap '' TERM\nsleep 600 &\necho $! > '${pidFile}'\nwait\n` });
   await assert.rejects(runShellHook(hookRun(root, 't.sh', { timeoutMs: 200, graceMs: 200 })), /hook hooks\/t\.sh failed: timed out after 0\.2s and was killed/);
+  // the background `sleep` holds the hook's output pipe: it must not outlive the killed run
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  const alive = () => {
+    try {
+      return !/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(alive(), false, `sleep (pid ${pid}) is still running`);
 });
 
 test('a hook that prints 50 MB keeps memory bounded and the log is truncated with a note', async () => {
