@@ -135,6 +135,7 @@ async function runStart(opts: StartOptions): Promise<void> {
     hookTimeoutMs,
     keepTmpFiles: opts.debugKeepTmpFiles,
     warn: (m) => log.warn(m),
+    debug: (m) => log.debug(m),
   });
 
   let sandbox: Sandbox | undefined;

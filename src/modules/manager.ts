@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { JsonObject } from '../util/json.js';
 import { jsonEqual } from '../util/json.js';
 import type { ConfigData, EnabledFlag } from '../config/configmap.js';
-import { loadHooks, type Hook, type HookRunRequest, type HookRuntimeOptions } from '../hooks/hook.js';
+import { loadHooks, type Hook, type HookRunRequest, type HookRuntimeOptions, type LoadHooksOptions } from '../hooks/hook.js';
 import { applyValuesOutputs } from '../hooks/apply-values.js';
 import type { HookOutputs } from '../hooks/executor.js';
 import type { BindingContext, SnapshotSource } from '../hooks/binding-context.js';
@@ -25,6 +25,8 @@ export interface ModuleManagerOptions {
   hookTimeoutMs: number;
   keepTmpFiles?: boolean;
   warn?: (message: string) => void;
+  /** Debug log lines (files in hooks dirs that are not hooks). */
+  debug?: (message: string) => void;
   /** Builds the runtime (logger labels...) for one hook run. */
   runtimeFor?: (hook: Hook, contexts: readonly BindingContext[]) => Partial<HookRuntimeOptions>;
 }
@@ -56,6 +58,19 @@ export interface DiscoveryResult {
   toDisable: string[];
 }
 
+const SKIP_REASONS = {
+  'not-executable': 'not executable',
+  'ignored-extension': 'not a hook (.yaml, .json, .md or .txt)',
+  'broken-symlink': 'a broken symlink',
+  'directory-loop': 'a symlink back to a directory above it',
+  'not-a-file': 'not a regular file',
+} as const;
+
+function skipLogger(opts: ModuleManagerOptions): LoadHooksOptions['onSkip'] {
+  const debug = opts.debug;
+  return debug && ((e) => debug(`${e.path}: skipped, ${SKIP_REASONS[e.reason]}`));
+}
+
 export class ModuleManager {
   readonly set: ModuleSet;
   readonly globalHooks: Hook[];
@@ -74,7 +89,7 @@ export class ModuleManager {
   /** Loads modules and global hooks; a bad global hook is an error (the operator exits with 1). */
   static async load(opts: ModuleManagerOptions): Promise<ModuleManager> {
     const set = loadModuleSet({ modulesDirs: splitPathList(opts.modulesDir), globalHooksDir: opts.globalHooksDir, unnumberedOrder: opts.unnumberedOrder, warn: opts.warn });
-    const globalHooks = await loadHooks(join(opts.globalHooksDir, 'hooks'), { kind: 'global', timeoutMs: opts.hookTimeoutMs });
+    const globalHooks = await loadHooks(join(opts.globalHooksDir, 'hooks'), { kind: 'global', timeoutMs: opts.hookTimeoutMs, onSkip: skipLogger(opts) });
     return new ModuleManager(set, globalHooks, opts);
   }
 
@@ -97,7 +112,7 @@ export class ModuleManager {
     let hooks = this.moduleHooksByName.get(name);
     if (!hooks) {
       const m = this.module(name);
-      hooks = m.def.hooksDir ? await loadHooks(m.def.hooksDir, { kind: 'module', module: name, timeoutMs: this.opts.hookTimeoutMs }) : [];
+      hooks = m.def.hooksDir ? await loadHooks(m.def.hooksDir, { kind: 'module', module: name, timeoutMs: this.opts.hookTimeoutMs, onSkip: skipLogger(this.opts) }) : [];
       this.moduleHooksByName.set(name, hooks);
     }
     return hooks;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTree } from '../helpers/tree.js';
 import { ModuleManager } from '../../src/modules/manager.js';
@@ -94,4 +94,17 @@ test('a bad global hook makes loading fail with every problem and the hook path'
     assert.match(e.message, /hooks\/broken\.sh: schedule\[0\]\.crontab: /);
     return true;
   });
+});
+
+test('files in hooks dirs that are not hooks are skipped with a debug line naming them', async () => {
+  const root = tree({ 'global-hooks/hooks/notes.sh': '#!/bin/sh\necho never run\n', 'modules/001-alpha/hooks/readme.md': '# not a hook\n' });
+  chmodSync(join(root, 'global-hooks/hooks/notes.sh'), 0o644);
+  const debug: string[] = [];
+  const mm = await ModuleManager.load({ modulesDir: join(root, 'modules'), globalHooksDir: join(root, 'global-hooks'), tmpDir: join(root, 'tmp'), hookTimeoutMs: 10_000, debug: (m) => debug.push(m) });
+  assert.deepEqual(mm.globalHooks.map((h) => h.name), ['hooks/switch.sh']);
+  assert.deepEqual((await mm.moduleHooks('alpha')).map((h) => h.name), ['hooks/before.sh']);
+  assert.deepEqual(debug, [
+    `${join(root, 'global-hooks/hooks/notes.sh')}: skipped, not executable`,
+    `${join(root, 'modules/001-alpha/hooks/readme.md')}: skipped, not a hook (.yaml, .json, .md or .txt)`,
+  ]);
 });
