@@ -188,6 +188,12 @@ test('values outputs apply all or nothing; a global hook may set Enabled flags, 
   assert.deepEqual(mod.configValues, { a: 1 }, 'the config patch was rolled back');
   assert.deepEqual(mod.effective(), { a: 1, b: 2 });
   assert.throws(() => applyValuesOutputs(mod, { configValuesPatch: [], valuesPatch: [{ op: 'add', path: '/otherEnabled', value: true }] }, 'hooks/x', 'module'), /only global hooks may set a module's Enabled flag/);
+  // an op on a missing path fails the run and changes nothing
+  assert.throws(
+    () => applyValuesOutputs(mod, { configValuesPatch: [], valuesPatch: [{ op: 'add', path: '/mod/b', value: 3 }, { op: 'replace', path: '/mod/nope/deep', value: 1 }] }, 'hooks/x', 'module'),
+    /hooks\/x: operation 1 \(replace \/mod\/nope\/deep\) failed: \/mod\/nope\/deep does not exist/,
+  );
+  assert.deepEqual(mod.effective(), { a: 1, b: 2 });
 
   const global = new ScopeValues('global', 'global');
   const g = applyValuesOutputs(global, { configValuesPatch: [{ op: 'add', path: '/fooEnabled', value: false }], valuesPatch: [{ op: 'add', path: '/global/x', value: 1 }, { op: 'remove', path: '/barEnabled' }] }, 'g.sh', 'global');
