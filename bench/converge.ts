@@ -135,7 +135,7 @@ try {
   writeModules(jsRoot, 'js');
   console.log(`bench/converge: ${MODULES} modules × ${BINDINGS.length} hooks`);
   // the machine is shared and fork costs drift: alternate baseline and converge, report medians
-  const ROUNDS = 3;
+  const ROUNDS = 5;
   const direct: number[] = [];
   const shell: number[] = [];
   const config: number[] = [];
