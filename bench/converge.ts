@@ -16,8 +16,8 @@ import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { ModuleManager } from '../src/modules/manager.js';
 import { Operator } from '../src/operator/operator.js';
-import type { HelmPort, ReleaseRequest } from '../src/operator/ports.js';
-import { checksumJson } from '../src/util/json.js';
+// releases in memory: the bench measures the operator, not a release engine
+import { MemoryHelm } from '../test/operator/helpers.js';
 
 const MODULES = Number(process.argv[2] ?? 200);
 const BINDINGS = [
@@ -31,24 +31,6 @@ if [[ "\${1:-}" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0;
 exit 0
 `;
 const inProcessHook = (config: object) => `export const config = ${JSON.stringify(config)};\nexport function run() {}\n`;
-
-/** Releases in memory: the bench measures the operator, not a release engine. */
-class MemoryHelm implements HelmPort {
-  private readonly releases = new Map<string, string>();
-  async upgradeInstall(req: ReleaseRequest) {
-    const sum = checksumJson(req.values);
-    if (this.releases.get(req.release) === sum) return 'unchanged' as const;
-    const had = this.releases.has(req.release);
-    this.releases.set(req.release, sum);
-    return had ? ('upgraded' as const) : ('installed' as const);
-  }
-  async uninstall(release: string) {
-    return this.releases.delete(release);
-  }
-  async listReleases() {
-    return [...this.releases.keys()];
-  }
-}
 
 /** `mod-aa`, `mod-ab`...: module names must survive the kebab → camelCase → kebab round trip. */
 const moduleName = (i: number) => `mod-${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${String.fromCharCode(97 + (i % 26))}`;

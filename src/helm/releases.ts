@@ -10,7 +10,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KindNotServedError, type RestMapper } from '../kube/mapper.js';
 import { checksumJson, type JsonObject } from '../util/json.js';
-import { loadChart } from './chart.js';
+import { loadChart, type Chart } from './chart.js';
 import { defaultCapabilities, discoverCapabilities, type Capabilities } from './capabilities.js';
 import { UNINSTALL_ORDER, releaseDocuments, sortByKind } from './manifests.js';
 import { apiMessage, ClusterObjects, manifestObjects, type ManifestObject, type PlacedObject } from './objects.js';
@@ -103,6 +103,15 @@ export class HelmReleases {
     return this.store.names(namespace);
   }
 
+  /**
+   * The manifest the release would get now, rendered as `upgradeInstall` renders it to compare
+   * checksums (for `module render`); nothing is applied or recorded.
+   */
+  async render(request: ReleaseRequest): Promise<string> {
+    const chart = loadChart(request.chartDir, { syntheticName: request.release });
+    return this.probeRender(chart, request, await this.getCapabilities()).manifest;
+  }
+
   /** Objects of the last deployed revision that are missing from the cluster (for drift checks). */
   async absentObjects(release: string, namespace: string): Promise<string[]> {
     const deployed = (await this.store.history(release, namespace)).filter((r) => r.info.status === 'deployed').at(-1);
@@ -155,9 +164,7 @@ export class HelmReleases {
     const deployed = history.filter((r) => r.info.status === 'deployed').at(-1);
     const capabilities = await this.getCapabilities();
 
-    // the checksum comes from a render that does not depend on the revision (as the Go operator's dry run)
-    const base = { releaseName: name, namespace, capabilities, warn: (m: string) => this.log.warn(`release ${name}: ${m}`) };
-    const probe = renderChart(chart, values, { ...base, isUpgrade: true, revision: 1 });
+    const probe = this.probeRender(chart, req, capabilities);
     const checksum = checksumJson({ values, manifest: probe.manifest });
     if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
       const absent = await this.absent(deployed);
@@ -166,7 +173,7 @@ export class HelmReleases {
     }
 
     const revision = (previous?.version ?? 0) + 1;
-    const rendered = renderChart(chart, values, { ...base, isUpgrade: previous !== undefined, revision });
+    const rendered = renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision });
     const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous);
     if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1);
     await this.store.create(record);
@@ -188,6 +195,15 @@ export class HelmReleases {
     record.info.description = previous ? 'Upgrade complete' : 'Install complete';
     await this.store.update(record);
     return previous ? 'upgraded' : 'installed';
+  }
+
+  private renderBase(req: ReleaseRequest, capabilities: Capabilities) {
+    return { releaseName: req.release, namespace: req.namespace, capabilities, warn: (m: string) => this.log.warn(`release ${req.release}: ${m}`) };
+  }
+
+  /** The render behind the checksum: it does not depend on the revision (as the Go operator's dry run). */
+  private probeRender(chart: Chart, req: ReleaseRequest, capabilities: Capabilities): RenderResult {
+    return renderChart(chart, req.values, { ...this.renderBase(req, capabilities), isUpgrade: true, revision: 1 });
   }
 
   private newRecord(req: ReleaseRequest, rendered: RenderResult, revision: number, checksum: string, before: Release | undefined): Release {

@@ -2,7 +2,8 @@
  * What the operator needs from the layers around it, as interfaces (LIFECYCLE-STEPS, DESIGN §2):
  * - a Kubernetes port: monitors for the kubernetes bindings of hooks, the object operations hooks
  *   write, and the config source (ConfigMap/addon-operator);
- * - a Helm port: install or upgrade a module's release, uninstall it, list releases.
+ * - a Helm port: install or upgrade a module's release, uninstall it, list releases, render a chart
+ *   as its release would get it, and list the objects of a release that are missing.
  *
  * The real implementations (src/kube, src/config, src/helm) satisfy these shapes structurally and
  * never import this file; `addon-operator start` wires them. Tests may pass in-memory ones.
@@ -76,4 +77,8 @@ export interface HelmPort {
   uninstall(release: string, namespace: string): Promise<boolean>;
   /** Names of the releases in the namespace. */
   listReleases(namespace: string): Promise<string[]>;
+  /** The manifest `upgradeInstall` would apply now; nothing is applied. */
+  render(request: ReleaseRequest): Promise<string>;
+  /** Objects of the last deployed revision that are missing from the cluster (`Kind namespace/name`). */
+  absentObjects(release: string, namespace: string): Promise<string[]>;
 }

@@ -65,6 +65,12 @@ test('install → unchanged → upgrade on new values → upgrade when an object
     ['demo/templates/cm.yaml', 'demo/templates/extra.yaml', 'demo/templates/role.yaml', 'demo/templates/svc.yaml'],
   );
 
+  // render: the manifest the release would get, nothing applied
+  const rendered = await helm.render(request({ replicas: 7 }));
+  assert.deepEqual([...rendered.matchAll(/# Source: (\S+)/g)].map((m) => m[1]), [...first.manifest.matchAll(/# Source: (\S+)/g)].map((m) => m[1]));
+  assert.match(rendered, /replicas: "7"/);
+  assert.deepEqual((await get(kc, cmPath('demo-config'))).data, { replicas: '2', region: 'eu' });
+
   // nothing changed
   assert.equal(await helm.upgradeInstall(request({ replicas: 2 })), 'unchanged');
   assert.deepEqual(await revisions(), ['1:deployed']);
@@ -77,6 +83,7 @@ test('install → unchanged → upgrade on new values → upgrade when an object
 
   // someone deleted an object: the checksum is the same, but the release is upgraded
   await requestJson(kc, 'DELETE', cmPath('demo-extra'));
+  assert.deepEqual(await helm.absentObjects('demo', NS), [`ConfigMap ${NS}/demo-extra`]);
   assert.equal(await helm.upgradeInstall(request({ replicas: 3 })), 'upgraded');
   assert.ok(await get(kc, cmPath('demo-extra')));
   assert.deepEqual(await revisions(), ['1:superseded', '2:superseded', '3:deployed']);

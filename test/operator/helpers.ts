@@ -154,6 +154,17 @@ export class MemoryHelm implements HelmPort {
   async listReleases(): Promise<string[]> {
     return [...this.releases.keys()];
   }
+
+  /** No templates here: the "manifest" is the values the chart would get. */
+  async render(req: ReleaseRequest): Promise<string> {
+    return `---\n# Source: ${req.release}/values.json\n${JSON.stringify(req.values)}\n`;
+  }
+
+  /** What tests put in `absent`. */
+  readonly absent = new Map<string, string[]>();
+  async absentObjects(release: string): Promise<string[]> {
+    return this.absent.get(release) ?? [];
+  }
 }
 
 /** A ConfigMap in memory; `set` behaves like an edit seen by the watch. */
