@@ -72,7 +72,9 @@ export function conflict(group: string, resource: string, name: string, why: str
 }
 
 export function invalid(group: string, kind: string, name: string, causes: StatusCause[]): StatusError {
-  const what = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : String(c.message))).join(', ');
+  // as Go's utilerrors.Aggregate prints a list: one error as is, several in brackets
+  const list = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : String(c.message))))];
+  const what = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
   return new StatusError(422, 'Invalid', `${kind}${group ? '.' + group : ''} "${name}" is invalid: ${what}`, {
     name,
     group: group || undefined,
@@ -89,16 +91,24 @@ export function methodNotAllowed(message = 'the server does not allow this metho
   return new StatusError(405, 'MethodNotAllowed', message);
 }
 
-export function unsupportedMediaType(contentType: string): StatusError {
-  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${contentType || 'none'})`);
+/** Content types the API server accepts for PATCH of built-in kinds (custom resources: no strategic merge). */
+export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+/** Content types accepted for request bodies of create and update. */
+export const BODY_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/** 415, with the API server's message listing what it accepts. */
+export function unsupportedMediaType(accepted: readonly string[]): StatusError {
+  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 }
 
 export function gone(message: string): StatusError {
   return new StatusError(410, 'Expired', message);
 }
 
-export function forbidden(message: string): StatusError {
-  return new StatusError(403, 'Forbidden', message);
+/** `configmaps "x" is forbidden: why`, as the API server words a refusal. */
+export function forbidden(group: string, resource: string, name: string, why: string): StatusError {
+  const what = name ? `${groupResource(group, resource)} "${name}"` : groupResource(group, resource);
+  return new StatusError(403, 'Forbidden', `${what} is forbidden: ${why}`, { name: name || undefined, group: group || undefined, kind: resource });
 }
 
 export function unauthorized(): StatusError {

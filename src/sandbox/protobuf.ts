@@ -3,7 +3,7 @@
  * namespace|configmap|secret|serviceaccount|role|clusterrole|deployment|service`), which send `application/vnd.kubernetes.protobuf` bodies
  * and do not fall back to JSON: the `k8s\0` magic, a runtime.Unknown envelope, and the typed message.
  */
-import { unsupportedMediaType, badRequest } from './errors.js';
+import { StatusError, badRequest } from './errors.js';
 
 export function isProtobuf(contentType: string): boolean {
   return contentType === 'application/vnd.kubernetes.protobuf';
@@ -256,7 +256,7 @@ function typed(apiVersion: string, kind: string, raw: Buffer): Record<string, un
         if (f.no === 2) (o.rules ??= []).push(policyRule(bytes(f)));
         break;
       default:
-        throw unsupportedMediaType(`application/vnd.kubernetes.protobuf (kind ${kind} is not supported by the sandbox; send JSON)`);
+        throw new StatusError(415, 'UnsupportedMediaType', `the sandbox does not decode protobuf bodies of kind ${kind}; send JSON or YAML (kubectl apply -f, kubectl create -f)`);
     }
   }
   o.metadata ??= {};

@@ -28,7 +28,7 @@ export interface ResourceType {
   printerColumns?: Record<string, PrinterColumn[]>;
   /** openAPIV3Schema of each version of a custom resource (for defaulting). */
   schemas?: Record<string, unknown>;
-  /** Verbs when not the standard set (create-only review resources). */
+  /** Verbs when not the standard set (namespaces, create-only review resources). */
   verbs?: string[];
   /** x-kubernetes-list-map-keys found in a CRD's schema, by dotted field path (for server-side apply). */
   listMapKeys?: Record<string, string[]>;
@@ -108,6 +108,8 @@ export class Registry {
         categories: CATEGORY_ALL.has(plural) ? ['all'] : [],
         subresources,
         builtin: true,
+        // as in the API server: namespaces have no deletecollection
+        ...(group === '' && plural === 'namespaces' ? { verbs: STANDARD_VERBS.filter((v) => v !== 'deletecollection') } : {}),
       });
     }
     this.addReviews();

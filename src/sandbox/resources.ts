@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import {
+  PATCH_TYPES,
   StatusError,
   alreadyExists,
   badRequest,
@@ -54,6 +55,8 @@ export interface ListResult {
 
 const NS_TKEY = typeKey('', 'namespaces');
 const CRD_TKEY = typeKey('apiextensions.k8s.io', 'customresourcedefinitions');
+/** Namespaces the API server refuses to delete (the NamespaceLifecycle admission plugin). */
+const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public'];
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 export function now(): string {
@@ -196,13 +199,13 @@ export class Resources {
 
   // ------------------------------------------------------------------ writing helpers
 
-  private checkNamespace(ns: string): void {
+  private checkNamespace(t: ResourceType, ns: string, name: string): void {
     const e = this.store.get(NS_TKEY, '', ns);
     if (!e) throw notFound('', 'namespaces', ns);
     if (e.json.includes('"deletionTimestamp"')) {
       const o = JSON.parse(e.json);
       if (o.metadata?.deletionTimestamp) {
-        throw forbidden(`unable to create new content in namespace ${ns} because it is being terminated`);
+        throw forbidden(t.group, t.plural, name, `unable to create new content in namespace ${ns} because it is being terminated`);
       }
     }
   }
@@ -282,7 +285,7 @@ export class Resources {
       }
     }
     validateName(t, String(meta.name));
-    if (t.namespaced) this.checkNamespace(ns);
+    if (t.namespaced) this.checkNamespace(t, ns, String(meta.name));
     if (this.store.get(tkey, t.namespaced ? ns : '', meta.name)) throw alreadyExists(t.group, t.plural, meta.name);
     meta.uid = randomUUID();
     meta.creationTimestamp = now();
@@ -440,9 +443,9 @@ export class Resources {
     subresource?: string,
   ): WriteResult {
     const ct = contentType.split(';')[0].trim().toLowerCase();
-    const known = ['application/apply-patch+yaml', 'application/apply-patch+json', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-    if (!known.includes(ct)) throw unsupportedMediaType(contentType);
-    if (ct === 'application/strategic-merge-patch+json' && !t.builtin) throw unsupportedMediaType(contentType);
+    // custom resources have no strategic merge patch (the API server answers 415 too)
+    const accepted = t.builtin ? PATCH_TYPES : PATCH_TYPES.filter((x) => x !== 'application/strategic-merge-patch+json');
+    if (!accepted.includes(ct) && ct !== 'application/apply-patch+json') throw unsupportedMediaType(accepted);
     const tkey = typeKey(t.group, t.plural);
     const cur = this.store.get(tkey, t.namespaced ? ns : '', name);
     if (ct === 'application/apply-patch+yaml' || ct === 'application/apply-patch+json') {
@@ -502,12 +505,11 @@ export class Resources {
         patched = applyMergePatch(old, body);
         break;
       case 'application/strategic-merge-patch+json':
-        if (!t.builtin) throw unsupportedMediaType(contentType);
         if (!isObject(body)) throw badRequest('strategic merge patch must be a JSON object');
         patched = strategicMerge(old, body, [], this.keyFn(t));
         break;
       default:
-        throw unsupportedMediaType(contentType);
+        throw unsupportedMediaType(accepted);
     }
     if (!isObject(patched)) throw badRequest('the patch did not produce an object');
     const pm = isObject(patched.metadata) ? patched.metadata : {};
@@ -557,7 +559,7 @@ export class Resources {
     if (ct === 'application/json') scale = body;
     else if (ct === 'application/merge-patch+json' || ct === 'application/strategic-merge-patch+json') scale = applyMergePatch(scale, body);
     else if (ct === 'application/json-patch+json') scale = applyJsonPatch(scale, body);
-    else throw unsupportedMediaType(contentType ?? '');
+    else throw unsupportedMediaType(PATCH_TYPES.filter((x) => x !== 'application/apply-patch+yaml'));
     const brv = scale?.metadata?.resourceVersion;
     if (brv && String(brv) !== String(cur.rv)) {
       throw conflict(t.group, t.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
@@ -646,6 +648,7 @@ export class Resources {
     if (ctx.dryRun) return done(cur.json);
     if (opts?.propagationPolicy === 'Orphan' || opts?.orphanDependents === true) this.gc.orphan(o.metadata.uid);
     const isNs = t.kind === 'Namespace' && t.group === '';
+    if (isNs && IMMORTAL_NAMESPACES.includes(name)) throw forbidden('', 'namespaces', name, 'this namespace may not be deleted');
     const hasFinalizers = Array.isArray(o.metadata.finalizers) && o.metadata.finalizers.length > 0;
     if (hasFinalizers || isNs) {
       let json = cur.json;

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import {
+  BODY_TYPES,
   StatusError,
   badRequest,
   gone,
@@ -41,6 +42,8 @@ export interface ControlState {
   failNext: number;
   failCode: number;
   latencyMs: number;
+  /** Requests held by the latency control; called when it changes, so that they re-check it. */
+  latencyWaiters: Set<() => void>;
   requestLog: RequestLogEntry[];
   requestLogLimit: number;
   logRequestBodies: boolean;
@@ -106,8 +109,21 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Holds a request until `latencyMs` after its arrival; a change of the setting applies at once. */
+async function holdForLatency(c: ControlState, arrived: number): Promise<void> {
+  for (;;) {
+    const left = arrived + c.latencyMs - performance.now();
+    if (c.latencyMs <= 0 || left <= 0) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        c.latencyWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, left);
+      c.latencyWaiters.add(done);
+    });
+  }
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -139,7 +155,7 @@ function decodeBody(buf: Buffer, contentType: string | undefined): unknown {
       throw badRequest(`error decoding YAML body: ${(err as Error).message}`);
     }
   }
-  throw unsupportedMediaType(ct);
+  throw unsupportedMediaType(BODY_TYPES);
 }
 
 function notFoundPath(): StatusError {
@@ -153,6 +169,7 @@ export function createHandler(d: ServerDeps): (req: IncomingMessage, res: Server
 }
 
 async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const arrived = performance.now();
   const url = new URL(req.url ?? '/', 'http://sandbox');
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
@@ -178,7 +195,7 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
     req.resume();
     throw unauthorized();
   }
-  if (c.latencyMs > 0) await sleep(c.latencyMs);
+  if (c.latencyMs > 0) await holdForLatency(c, arrived);
   if (c.failNext > 0) {
     c.failNext--;
     req.resume();
@@ -279,7 +296,10 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   };
   const isWatch = watchPath || query.watch === 'true' || query.watch === '1';
 
-  if (t.verbs && method !== 'POST') throw methodNotAllowed();
+  // a resource that does not offer the verb (namespaces have no deletecollection; reviews are create-only)
+  const verbs: Record<string, string> = { GET: isWatch ? 'watch' : name ? 'get' : 'list', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name ? 'delete' : 'deletecollection' };
+  const verb = verbs[method];
+  if (!sub && t.verbs && (!verb || !t.verbs.includes(verb))) throw methodNotAllowed();
   switch (method) {
     case 'GET': {
       if (isWatch) {
@@ -298,7 +318,6 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
     }
     case 'POST': {
       if (name) throw methodNotAllowed();
-      if (t.verbs && !t.verbs.includes('create')) throw methodNotAllowed();
       if (t.group === 'authorization.k8s.io') {
         // everything is allowed: there is one user, with the token
         const review = decodeBody(body, req.headers['content-type']) as any;

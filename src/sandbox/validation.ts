@@ -5,27 +5,47 @@ import type { Registry, ResourceType } from './registry.js';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** The API server's messages for names (k8s.io/apimachinery/pkg/util/validation). */
+const NAME_RULES = {
+  subdomain: {
+    re: DNS_SUBDOMAIN,
+    max: 253,
+    message:
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+  },
+  label: {
+    re: DNS_LABEL,
+    max: 63,
+    message:
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+  },
+  dns1035: {
+    re: DNS_1035_LABEL,
+    max: 63,
+    message:
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+  },
+};
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function validateName(t: ResourceType, name: string): void {
-  const re = t.kind === 'Namespace' || t.kind === 'Service' ? DNS_LABEL : DNS_SUBDOMAIN;
-  const max = re === DNS_LABEL ? 63 : 253;
   if (t.group === 'rbac.authorization.k8s.io' || t.kind === 'Node') {
     if (name.includes('/') || name.includes('%') || name === '.' || name === '..') {
       throw invalid(t.group, t.kind, name, [{ field: 'metadata.name', message: `Invalid value: "${name}": may not contain '/' or '%'` }]);
     }
     return;
   }
-  if (name.length > max || !re.test(name)) {
-    throw invalid(t.group, t.kind, name, [
-      {
-        field: 'metadata.name',
-        message: `Invalid value: "${name}": a lowercase RFC 1123 ${re === DNS_LABEL ? 'label' : 'subdomain'} must consist of lower case alphanumeric characters, '-'${re === DNS_LABEL ? '' : " or '.'"}, and must start and end with an alphanumeric character`,
-      },
-    ]);
+  const rule = t.group === '' && t.kind === 'Namespace' ? NAME_RULES.label : t.group === '' && t.kind === 'Service' ? NAME_RULES.dns1035 : NAME_RULES.subdomain;
+  const problems: string[] = [];
+  if (name.length > rule.max) problems.push(`must be no more than ${rule.max} characters`);
+  if (!rule.re.test(name)) problems.push(rule.message);
+  if (problems.length) {
+    throw invalid(t.group, t.kind, name, problems.map((p) => ({ field: 'metadata.name', message: `Invalid value: "${name}": ${p}` })));
   }
 }
 
@@ -125,6 +145,19 @@ export function validateUpdate(t: ResourceType, old: any, next: any): void {
     throw invalid(t.group, t.kind, name, [{ field, message: `Invalid value: ${message}` }]);
   };
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  if (old?.metadata?.deletionTimestamp) {
+    const before = new Set<string>(Array.isArray(old.metadata.finalizers) ? old.metadata.finalizers : []);
+    const added = (Array.isArray(next?.metadata?.finalizers) ? (next.metadata.finalizers as string[]) : []).filter((f) => !before.has(f));
+    if (added.length) {
+      throw invalid(t.group, t.kind, name, [
+        {
+          field: 'metadata.finalizers',
+          type: 'FieldValueForbidden',
+          message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${[...new Set(added)].sort().map((f) => JSON.stringify(f)).join(', ')}}`,
+        },
+      ]);
+    }
+  }
   if (t.group === '' && (t.kind === 'ConfigMap' || t.kind === 'Secret') && old?.immutable === true) {
     if (next?.immutable !== true) refuse('immutable', 'field is immutable when `immutable` is set');
     for (const f of ['data', 'binaryData']) if (!same(old[f], next[f])) refuse(f, 'field is immutable when `immutable` is set');

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { parse } from 'yaml';
 import { raw, withSandbox, failure, start } from './helpers.js';
 
@@ -32,7 +34,8 @@ test('discovery: /version, /api, /apis, /api/v1 and group versions through clien
     assert.equal(ns.kind, 'Namespace');
     assert.equal(ns.singularName, 'namespace');
     assert.deepEqual(ns.shortNames, ['ns']);
-    assert.deepEqual([...ns.verbs].sort(), ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+    assert.deepEqual([...ns.verbs].sort(), ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], 'namespaces have no deletecollection');
+    assert.deepEqual([...byName.get('configmaps')!.verbs].sort(), ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
     assert.ok(byName.has('pods/status'), 'status subresource listed');
 
     const apps = await kc.makeApiClient(k8s.AppsV1Api).getAPIResources();
@@ -73,19 +76,78 @@ test('discovery: OpenAPI documents kubectl downloads are served', async () => {
   });
 });
 
-test('security: every request needs the bearer token (401 Status otherwise)', async () => {
+test('security: every request needs the bearer token (401 Status otherwise), writes and watches included', async () => {
   await withSandbox(async ({ sb }) => {
-    for (const path of ['/version', '/api/v1/namespaces', '/apis']) {
-      const none = await raw(sb, 'GET', path, { token: null });
-      assert.equal(none.status, 401);
-      assert.equal(none.json().reason, 'Unauthorized');
-      const wrong = await raw(sb, 'GET', path, { token: 'nope' });
-      assert.equal(wrong.status, 401);
+    const json = { 'content-type': 'application/json' };
+    const requests: [string, string, { body?: string; headers?: Record<string, string> }][] = [
+      ['GET', '/version', {}],
+      ['GET', '/api', {}],
+      ['GET', '/apis', {}],
+      ['GET', '/api/v1', {}],
+      ['GET', '/openapi/v3', {}],
+      ['GET', '/api/v1/namespaces', {}],
+      ['GET', '/api/v1/namespaces/default', {}],
+      ['GET', '/api/v1/namespaces/default/configmaps?watch=true', {}],
+      ['POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'sneaky' } }), headers: json }],
+      ['PUT', '/api/v1/namespaces/default', { body: JSON.stringify({ metadata: { name: 'default', labels: { x: 'y' } } }), headers: json }],
+      ['PATCH', '/api/v1/namespaces/default', { body: '{"metadata":{"labels":{"x":"y"}}}', headers: { 'content-type': 'application/merge-patch+json' } }],
+      ['DELETE', '/api/v1/namespaces/default/configmaps', {}],
+      ['DELETE', '/api/v1/namespaces/kube-public', {}],
+    ];
+    const rv = sb.resourceVersion();
+    for (const [method, path, opts] of requests) {
+      for (const token of [null, 'nope', `${sb.token}x`]) {
+        const r = await raw(sb, method, path, { ...opts, token });
+        assert.equal(r.status, 401, `${method} ${path} with token ${token}`);
+        assert.equal(r.json().kind, 'Status');
+        assert.equal(r.json().reason, 'Unauthorized');
+      }
     }
+    // nothing was done
+    assert.equal(sb.resourceVersion(), rv);
+    assert.equal(sb.getObject('v1', 'ConfigMap', 'default', 'sneaky'), undefined);
+    assert.equal(sb.watchCount(), 0);
     const ok = await raw(sb, 'GET', '/version');
     assert.equal(ok.status, 200);
     assert.equal(ok.headers['content-type'], 'application/json');
   });
+});
+
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, host);
+    s.on('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+/** Addresses of this machine that are not loopback (connections there reach a 0.0.0.0 listener). */
+function outsideAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flatMap((l) => l ?? [])
+    .filter((a) => a.family === 'IPv4' && !a.internal)
+    .map((a) => a.address);
+}
+
+test('security: listens on 127.0.0.1 only by default (not on other local addresses)', async () => {
+  await withSandbox(async ({ sb }) => {
+    assert.match(sb.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(await accepts('127.0.0.1', sb.port), true);
+    // all of 127/8 is loopback on Linux: a wildcard listener would accept 127.0.0.2, a 127.0.0.1 one does not
+    assert.equal(await accepts('127.0.0.2', sb.port), false, 'not listening on 127.0.0.2');
+    for (const a of outsideAddresses()) assert.equal(await accepts(a, sb.port), false, `not listening on ${a}`);
+  });
+  // the check itself tells the two apart: a wildcard listener does accept them
+  await withSandbox(
+    async ({ sb }) => {
+      assert.equal(await accepts('127.0.0.2', sb.port), true);
+    },
+    { host: '0.0.0.0' },
+  );
 });
 
 test('security: HTTPS with a self-signed CA in the kubeconfig, verified by the client; 127.0.0.1 by default', async () => {

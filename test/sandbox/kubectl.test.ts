@@ -219,7 +219,7 @@ spec:
     const w = file('w.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  size: 3\n');
     assert.match(await run(['apply', '-f', w]), /widget.example.com\/w1 created/);
     assert.match(await run(['get', 'wd']), /^NAME\s+SIZE\s+AGE\nw1\s+3\s+/);
-    assert.match(await fail(['patch', 'wd', 'w1', '-p', '{"spec":{"size":4}}']), /strategic-merge-patch|not supported/);
+    assert.match(await fail(['patch', 'wd', 'w1', '-p', '{"spec":{"size":4}}']), /strategic-merge-patch\+json is not supported by example\.com\/v1, Kind=Widget: the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml/);
     await run(['patch', 'wd', 'w1', '--type=merge', '-p', '{"spec":{"size":5}}']);
     await run(['patch', 'wd', 'w1', '--type=json', '-p', '[{"op":"add","path":"/spec/color","value":"red"}]']);
     await run(['label', 'wd', 'w1', 'x=y']);

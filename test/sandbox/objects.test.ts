@@ -90,6 +90,11 @@ test('finalizers: delete sets deletionTimestamp, the object goes when the last f
     await core.replaceNamespacedConfigMap({ name: 'f', namespace: 'default', body: marked });
     assert.ok((await core.readNamespacedConfigMap({ name: 'f', namespace: 'default' })).metadata!.deletionTimestamp);
     const again = await core.readNamespacedConfigMap({ name: 'f', namespace: 'default' });
+    // no new finalizer once the object is being deleted
+    const more = await failure(core.replaceNamespacedConfigMap({ name: 'f', namespace: 'default', body: { ...again, metadata: { ...again.metadata, finalizers: ['c/d', 'e/f'] } } }));
+    assert.equal(more.code, 422);
+    assert.equal(more.status.details.causes[0].field, 'metadata.finalizers');
+    assert.match(more.status.message, /no new finalizers can be added if the object is being deleted, found new finalizers \[\]string\{"e\/f"\}/);
     again.metadata!.finalizers = [];
     await core.replaceNamespacedConfigMap({ name: 'f', namespace: 'default', body: again });
     assert.equal((await failure(core.readNamespacedConfigMap({ name: 'f', namespace: 'default' }))).code, 404);
