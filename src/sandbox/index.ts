@@ -75,7 +75,7 @@ export interface Sandbox {
   compactHistory(): void;
   /** The next `n` requests fail with `code` (500 by default; 429 carries Retry-After). */
   failNext(n: number, code?: number): void;
-  /** Delay every request by `ms` (0 to turn off). */
+  /** Delay every request by `ms` after its arrival (0 to turn off; a change applies to held requests too). */
   setLatency(ms: number): void;
   /** Requests received (oldest first), for assertions. */
   readonly requests: readonly RequestLogEntry[];
@@ -185,6 +185,7 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
     failNext: 0,
     failCode: 500,
     latencyMs: 0,
+    latencyWaiters: new Set(),
     requestLog: [],
     requestLogLimit: options.requestLogLimit ?? 10000,
     logRequestBodies: options.logRequestBodies ?? false,
@@ -291,6 +292,7 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
     },
     setLatency(ms) {
       controls.latencyMs = ms;
+      for (const recheck of [...controls.latencyWaiters]) recheck();
     },
     get requests() {
       return controls.requestLog;

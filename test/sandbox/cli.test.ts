@@ -5,13 +5,28 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { connect } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { kubeconfigYaml, parseManifests } from '../../src/sandbox/index.js';
 
 const CLI = join(import.meta.dirname, 'fixtures', 'run-cli.ts');
+// the real entry point (`addon-operator ...`), for the test of the command as users run it
+const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
-test('addon-operator sandbox: --listen, --kubeconfig, --seed; prints URL and kubeconfig; stops on SIGTERM', async () => {
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, host);
+    s.on('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+test('addon-operator sandbox (the real entry point): --kubeconfig, --seed; prints URL and kubeconfig; 127.0.0.1 by default; stops on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
   try {
     const seed1 = join(dir, 'a.yaml');
@@ -19,7 +34,7 @@ test('addon-operator sandbox: --listen, --kubeconfig, --seed; prints URL and kub
     writeFileSync(seed1, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-seed\n  namespace: apps\ndata:\n  k: v\n---\n# empty\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n');
     writeFileSync(seed2, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'apps' }, stringData: { p: 'q' } }] }));
     const kubeconfig = join(dir, 'kube', 'config');
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sandbox', '--listen', '127.0.0.1:0', '--kubeconfig', kubeconfig, '--seed', seed1, '--seed', seed2], {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'sandbox', '--kubeconfig', kubeconfig, '--seed', seed1, '--seed', seed2], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -29,7 +44,10 @@ test('addon-operator sandbox: --listen, --kubeconfig, --seed; prints URL and kub
       out.push(line);
       if (line.startsWith('kubeconfig:')) break;
     }
-    assert.match(out[0], /^url: https:\/\/127\.0\.0\.1:\d+$/);
+    // the default --listen is 127.0.0.1 and a free port: loopback only
+    const m = out[0].match(/^url: https:\/\/127\.0\.0\.1:(\d+)$/);
+    assert.ok(m, out[0]);
+    assert.equal(await accepts('127.0.0.2', Number(m[1])), false, 'not listening beyond 127.0.0.1');
     assert.equal(out[1], `kubeconfig: ${kubeconfig}`);
     assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);
     const kc = new k8s.KubeConfig();

@@ -81,7 +81,7 @@ test('--data-dir keeps objects, CRDs, the resourceVersion, the token and the cer
 test('kill -9 in the middle of writes loses nothing that was acknowledged', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-crash-'));
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sandbox', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sandbox', '--listen', '127.0.0.1:0', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     let kubeconfigPath = '';
     const rl = createInterface({ input: child.stdout! });

@@ -100,7 +100,8 @@ test('allowWatchBookmarks: BOOKMARK events carry the current resourceVersion; se
   );
 });
 
-test('without allowWatchBookmarks no BOOKMARK is sent; timeoutSeconds ends the stream', async () => {
+// a watch that does not end (timeoutSeconds ignored) or whose headers never arrive fails by the test's timeout
+test('without allowWatchBookmarks no BOOKMARK is sent; timeoutSeconds ends the stream', { timeout: 30000 }, async () => {
   await withSandbox(
     async ({ kc, sb }) => {
       const events: string[] = [];
@@ -167,7 +168,7 @@ function rawWatch(sb: Sandbox, path: string): Promise<{ res: IncomingMessage; cl
   });
 }
 
-test('watch responses flush their headers at once and stream newline-delimited compact JSON', async () => {
+test('watch responses flush their headers at once and stream newline-delimited compact JSON', { timeout: 30000 }, async () => {
   await withSandbox(async ({ core, sb }) => {
     // nothing exists and nothing happens: the headers still arrive
     const { res, close } = await rawWatch(sb, `${CM_PATH}?watch=true&resourceVersion=${sb.resourceVersion()}`);
@@ -192,7 +193,7 @@ test('watch responses flush their headers at once and stream newline-delimited c
   });
 });
 
-test('legacy /watch/ paths work too', async () => {
+test('legacy /watch/ paths work too', { timeout: 30000 }, async () => {
   await withSandbox(async ({ core, sb }) => {
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('old-style') });
     const { res, close } = await rawWatch(sb, '/api/v1/watch/namespaces/default/configmaps/old-style');
