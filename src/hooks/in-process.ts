@@ -3,6 +3,7 @@
  * operator without a process: the same inputs as objects, and outputs validated exactly as a shell
  * hook's output files are.
  */
+import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { UserError, errorMessage } from '../util/errors.js';
 import { cloneJson, type JsonObject, type JsonValue } from '../util/json.js';
@@ -17,8 +18,25 @@ export interface LoadedInProcessHook {
   run: HookDefinition['run'];
 }
 
+let sdkResolverRegistered = false;
+
+/**
+ * Hooks live in modules dirs, far from any node_modules that holds this package: a resolve hook makes
+ * `import ... from 'addon-operator/hooks'` find the operator's own SDK wherever the hook file is.
+ */
+function registerSdkResolver(): void {
+  if (sdkResolverRegistered) return;
+  sdkResolverRegistered = true;
+  const sdk = import.meta.resolve('./sdk.js');
+  const code = `export async function resolve(specifier, context, next) {
+  return next(specifier === 'addon-operator/hooks' ? ${JSON.stringify(sdk)} : specifier, context);
+}`;
+  register(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
 /** Imports a hook module; it must export `config` and `run` (or a default export that has them). */
 export async function importInProcessHook(path: string, name: string): Promise<LoadedInProcessHook> {
+  registerSdkResolver();
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

@@ -7,7 +7,6 @@ import { lifecycleContext, onStartupContext } from '../../src/hooks/binding-cont
 import { applyValuesOutputs } from '../../src/hooks/apply-values.js';
 import { ScopeValues } from '../../src/values/index.js';
 
-const SDK = join(import.meta.dirname, '../../src/hooks/sdk.ts');
 
 // The same hook twice: bash + jq, and in-process. Both read the values, count the items, and write
 // a values patch, a config patch, metrics and a Kubernetes operation.
@@ -102,7 +101,7 @@ test('in-process hooks: a thrown error or bad output fails the run, a run past i
   const root = makeTree({
     'hooks/throws.hook.mjs': 'export const config = { configVersion: "v1", beforeHelm: 1 };\nexport function run() { throw new Error("boom"); }\n',
     'hooks/badop.hook.mjs': 'export const config = { configVersion: "v1", beforeHelm: 1 };\nexport function run(ctx) { ctx.patchValues({ op: "frob", path: "/m/a" }); }\n',
-    'hooks/slow.hook.mjs': `import { defineHook } from ${JSON.stringify(SDK)};\nexport const { config, run } = defineHook({ config: { configVersion: 'v1', beforeHelm: 1 }, run: (ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)) });\n`,
+    'hooks/slow.hook.mjs': `import { defineHook } from 'addon-operator/hooks';\nexport const { config, run } = defineHook({ config: { configVersion: 'v1', beforeHelm: 1 }, run: (ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)) });\n`,
   });
   const hooks = await loadHooks(join(root, 'hooks'), { kind: 'module', module: 'm', timeoutMs: 10_000 });
   const byName = new Map(hooks.map((h) => [h.name, h]));
