@@ -4,8 +4,8 @@
  * on 410 Gone and reports the differences as events; backs off on errors and never stops silently
  * (every error goes to `onError`, and it keeps trying until `stop()`).
  */
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
-import { requestJson, KubeApiError } from './http.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isApiStatus, requestJson, watchStream } from './http.js';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -48,7 +48,8 @@ export class Informer {
   private resourceVersion: string | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
-  private abort: AbortController | undefined;
+  /** Aborted by stop(): ends a list or a watch at once, also one the server has not answered yet. */
+  private readonly abort = new AbortController();
   private wake: (() => void) | undefined;
   private synced = false;
 
@@ -65,7 +66,7 @@ export class Informer {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.abort?.abort();
+    this.abort.abort();
     this.wake?.();
     await this.running;
   }
@@ -120,10 +121,15 @@ export class Informer {
   }
 
   private async list(): Promise<void> {
-    const list = await requestJson<ListResponse>(this.opts.kc, 'GET', this.opts.path, {
-      labelSelector: this.opts.labelSelector,
-      fieldSelector: this.opts.fieldSelector,
-    });
+    const list = await requestJson<ListResponse>(
+      this.opts.kc,
+      'GET',
+      this.opts.path,
+      { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
+      undefined,
+      undefined,
+      { signal: this.abort.signal },
+    );
     const fresh = new Map<string, KubeObject>();
     // the API server leaves apiVersion and kind out of the items of built-in lists; watch events carry them
     const kind = list.kind?.replace(/List$/, '');
@@ -144,51 +150,39 @@ export class Informer {
 
   private async watchOnce(): Promise<void> {
     const timeout = this.opts.watchTimeoutSeconds ?? 300;
+    // an ERROR event ends this watch only: a Gone one makes the loop relist
+    const ended = new AbortController();
     let gone = false;
-    await new Promise<void>((resolve, reject) => {
-      const finish = (err: unknown) => {
-        if (gone) return reject(new Gone());
-        if (err && !(err instanceof Error && err.name === 'AbortError')) {
-          const code = (err as { statusCode?: number }).statusCode;
-          if (code === 410) return reject(new Gone());
-          return reject(err instanceof Error ? err : new Error(String(err)));
+    const query = {
+      allowWatchBookmarks: true,
+      resourceVersion: this.resourceVersion,
+      timeoutSeconds: Math.round(timeout * (1 + Math.random() * 0.2)),
+      labelSelector: this.opts.labelSelector,
+      fieldSelector: this.opts.fieldSelector,
+    };
+    try {
+      await watchStream(this.opts.kc, this.opts.path, query, ({ type, object }) => {
+        if (this.stopped || ended.signal.aborted) return;
+        if (type === 'ERROR') {
+          gone = (object as { code?: number }).code === 410;
+          if (!gone) this.opts.onError?.(new Error(`watch of ${this.opts.path}: ${String((object as { message?: string }).message ?? 'error event')}`), 0);
+          ended.abort();
+          return;
         }
-        resolve();
-      };
-      new Watch(this.opts.kc)
-        .watch(
-          this.opts.path,
-          {
-            allowWatchBookmarks: true,
-            resourceVersion: this.resourceVersion,
-            timeoutSeconds: Math.round(timeout * (1 + Math.random() * 0.2)),
-            labelSelector: this.opts.labelSelector,
-            fieldSelector: this.opts.fieldSelector,
-          },
-          (type: string, object: KubeObject) => {
-            if (this.stopped) return;
-            if (type === 'ERROR') {
-              const code = (object as { code?: number }).code;
-              if (code === 410) gone = true;
-              this.abort?.abort();
-              return;
-            }
-            const rv = object?.metadata?.resourceVersion;
-            if (rv) this.resourceVersion = rv;
-            if (type === 'BOOKMARK') return;
-            if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
-            const k = keyOf(object);
-            if (type === 'DELETED') this.cache.delete(k);
-            else this.cache.set(k, object);
-            this.opts.onEvent(type, object);
-          },
-          finish,
-        )
-        .then((controller) => {
-          this.abort = controller;
-          if (this.stopped) controller.abort();
-        })
-        .catch((e: unknown) => reject(e instanceof KubeApiError || e instanceof Error ? e : new Error(String(e))));
-    });
+        const o = object as KubeObject;
+        const rv = o.metadata?.resourceVersion;
+        if (rv) this.resourceVersion = rv;
+        if (type === 'BOOKMARK') return;
+        if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+        const k = keyOf(o);
+        if (type === 'DELETED') this.cache.delete(k);
+        else this.cache.set(k, o);
+        this.opts.onEvent(type, o);
+      }, AbortSignal.any([this.abort.signal, ended.signal]));
+    } catch (e) {
+      if (isApiStatus(e, 410)) throw new Gone();
+      throw e;
+    }
+    if (gone) throw new Gone();
   }
 }

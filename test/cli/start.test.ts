@@ -34,6 +34,16 @@ async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): P
   }
 }
 
+/** `start --sandbox` as a child process, its stdout and stderr collected together. */
+function startOperator(root: string, extra: string[] = []) {
+  const child = spawn(process.execPath, args(root, extra), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  child.stderr.on('data', (c: Buffer) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
 const hook = (config: object, body: string) => `#!/usr/bin/env bash
 if [[ "$1" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi
 ${body}
@@ -64,16 +74,12 @@ while [ ! -e '${release}' ]; do sleep 0.05; done
 echo finished >> '${trace}'`),
     'global-hooks/hooks/next': hook({ configVersion: 'v1', onStartup: 2, beforeAll: 1 }, `echo "next $(jq -r '.[0].binding' "$BINDING_CONTEXT_PATH")" >> '${trace}'`),
   });
-  const child = spawn(process.execPath, args(root), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c));
-  child.stderr.on('data', (c: Buffer) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { child, output, exited } = startOperator(root);
   await waitFor(() => existsSync(trace) && readFileSync(trace, 'utf8').includes('started'), 'the slow hook to start');
   child.kill('SIGTERM');
-  await waitFor(() => out.includes('stopping'), 'the stop to begin');
+  await waitFor(() => output().includes('stopping'), 'the stop to begin');
   writeFileSync(release, '');
-  assert.equal(await exited, 0, out);
+  assert.equal(await exited, 0, output());
   assert.deepEqual(readFileSync(trace, 'utf8').trim().split('\n'), ['started', 'finished']);
 });
 
@@ -86,13 +92,9 @@ test('start --sandbox installs an enabled module as a Helm release in the embedd
     'modules/001-echo/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\ndata:\n  greeting: {{ .Values.echo.greeting | quote }}\n',
   });
   const kubeconfig = join(root, 'kubeconfig');
-  const child = spawn(process.execPath, args(root, ['--sandbox-kubeconfig', kubeconfig]), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c));
-  child.stderr.on('data', (c: Buffer) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { child, output, exited } = startOperator(root, ['--sandbox-kubeconfig', kubeconfig]);
   try {
-    await waitFor(() => out.includes('startup converge done'), 'the first converge');
+    await waitFor(() => output().includes('startup converge done'), 'the first converge');
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const cm = await requestJson<{ data: Record<string, string> }>(kc, 'GET', '/api/v1/namespaces/addons/configmaps/echo');
@@ -102,5 +104,5 @@ test('start --sandbox installs an enabled module as a Helm release in the embedd
   } finally {
     child.kill('SIGTERM');
   }
-  assert.equal(await exited, 0, out);
+  assert.equal(await exited, 0, output());
 });

@@ -114,6 +114,26 @@ test('errors are reported with backoff, and it recovers; stop() ends it for good
   assert.equal(sandbox.watchCount(), 0);
 });
 
+test('stop() ends a watch and a list that the server has not answered yet', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  const inf = new Informer({ kc, path: PATH, ...recorder() });
+  await inf.start();
+  // the next watch is held by the server: stop() must not wait for its answer
+  sandbox.setLatency(600_000);
+  sandbox.clearRequestLog();
+  sandbox.dropWatches();
+  await until(() => sandbox.requests.some((r) => r.query.watch === 'true'), 'the held watch request');
+  await inf.stop();
+  // a list held the same way
+  const listing = new Informer({ kc, path: PATH, ...recorder() });
+  const started = listing.start();
+  await until(() => sandbox.requests.some((r) => r.query.watch !== 'true'), 'the held list request');
+  await listing.stop();
+  await started;
+  sandbox.setLatency(0);
+});
+
 test('label and field selectors are passed to list and watch', async (t) => {
   const { sandbox, kc } = await setup();
   t.after(() => sandbox.stop());
