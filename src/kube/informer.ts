@@ -3,6 +3,9 @@
  * bookmarks and a server-side timeout; resumes from the last seen version when a watch ends; relists
  * on 410 Gone and reports the differences as events; backs off on errors and never stops silently
  * (every error goes to `onError`, and it keeps trying until `stop()`).
+ *
+ * The watch is http.ts's stream, not client-node's Watch: that one can be aborted only once the
+ * server has answered, so a held request would keep stop() (and SIGTERM) waiting.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isApiStatus, requestJson, watchStream } from './http.js';
