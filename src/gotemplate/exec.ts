@@ -6,6 +6,13 @@
  * interface{}) from a concrete one; it shows in messages ("can't evaluate field x in type
  * interface {}", "nil pointer evaluating interface {}.x") and in whether a missing value is an error.
  * The executor tracks this with `lastBoxed`.
+ *
+ * Depth: a template that starts another template ({{template}}, include, tpl) does not do it by a
+ * JS call. The nodes on the way to such a call (marked `yields` by markYields) run as generators that
+ * yield an ExecCall; `drive` runs the called template on its own explicit stack and resumes the caller
+ * with the output. So nesting is bounded by Go's and Helm's limits (maxDepth, 1000 includes of one
+ * name), not by the JS stack. Everything else runs as plain recursive code: the generator path is taken
+ * only where a template call can happen, and costs nothing elsewhere.
  */
 import type {
   ArgNode,
@@ -44,6 +51,12 @@ export interface FuncDef {
   variadic?: string;
   fn: (args: any[], ctx: ExecContext) => unknown;
   builtin?: boolean;
+  /**
+   * A function that runs templates (include, tpl): the same as `fn`, written as a generator that
+   * yields `ctx.call(name, data)` and receives the template's output, so that the executor runs the
+   * template without growing the JS stack. `fn` is then `(a, ctx) => drive(gen(a, ctx))`.
+   */
+  gen?: (args: any[], ctx: ExecContext) => ExecGen<unknown>;
 }
 
 export type FuncMap = Map<string, FuncDef>;
@@ -53,7 +66,7 @@ export interface ExecOptions {
   missingKey?: 'zero' | 'default' | 'invalid' | 'error';
   /** Fail when the output (of one execution) grows beyond this many characters. Default 100 MiB. */
   maxOutputLength?: number;
-  /** Maximum nesting of {{template}}/include calls. Default 100000 (Go's); the JS stack ends deeper nesting first. */
+  /** Maximum nesting of {{template}}/include/tpl calls. Default 100000 (Go's). */
   maxDepth?: number;
   /** Helm's `lookup`; without it lookup returns an empty map (like `helm template`). */
   lookup?: (apiVersion: string, kind: string, namespace: string, name: string) => unknown;
@@ -77,9 +90,25 @@ export interface ExecContext {
   included: Map<string, number>;
   /** total output produced so far (shared), for the size limit */
   budget: { used: number };
+  /** Runs template `name` of this context's set with `data` as dot and returns its output. */
   execute(name: string, data: unknown): string;
+  /** A request to run template `name`, for a FuncDef `gen` to yield (checks that it exists and the depth). */
+  call(name: string, data: unknown): ExecCall;
   rootName: string;
 }
+
+/** A running template's request to run another template; see `drive`. */
+export class ExecCall {
+  constructor(
+    readonly ctx: ExecContext,
+    readonly tree: Tree,
+    readonly name: string,
+    readonly data: unknown,
+  ) {}
+}
+
+/** The generator form of execution code: yields template calls, receives their output. */
+export type ExecGen<T> = Generator<ExecCall, T, unknown>;
 
 export interface TemplateLookup {
   lookup(name: string): Tree | undefined;
@@ -94,6 +123,22 @@ export class TemplateExecError extends Error {
 /** Safety limits (output size, depth): never wrapped into "error calling". */
 export class TemplateLimitError extends TemplateExecError {
   override name = 'TemplateLimitError';
+}
+
+const WRAPS = Symbol('wraps');
+
+/**
+ * Marks `err` as a wrapping error: its message is a text followed by its cause's message, as Go's
+ * wrapped errors are. helmErrorMessage then reads the chain's levels as suffixes of the outermost
+ * message (a chain thousands of levels deep is read in linear time).
+ */
+export function wrapping<E extends Error>(err: E): E {
+  (err as any)[WRAPS] = true;
+  return err;
+}
+
+export function isWrapping(err: Error): boolean {
+  return (err as any)[WRAPS] === true;
 }
 
 const MISSING = Symbol('missing');
@@ -111,18 +156,52 @@ interface Var {
   boxed: boolean;
 }
 
+/** A function-valued field of a caller object (`.Files.Get`), called as a method. */
+class Method implements FuncDef {
+  readonly params: string[] = [];
+  readonly variadic = 'interface {}';
+  constructor(readonly fn: (args: any[]) => unknown) {}
+}
+
+/** What one `range` iterates over: `len` items, read lazily as Go does. */
+interface RangePlan {
+  len: number;
+  boxed: boolean;
+  index(i: number): unknown;
+  elem(i: number): unknown;
+}
+
+/** Byte offsets where the lines of a template text start, computed once per parsed text. */
+const lineStarts = new WeakMap<object, number[]>();
+
+function linesOf(info: { text: string }): number[] {
+  let starts = lineStarts.get(info);
+  if (!starts) {
+    starts = [0];
+    const text = info.text;
+    if (/[^\x00-\x7f]/.test(text)) {
+      const b = utf8(text);
+      for (let i = 0; i < b.length; i++) if (b[i] === 10) starts.push(i + 1);
+    } else {
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    lineStarts.set(info, starts);
+  }
+  return starts;
+}
+
 /** Byte-based line:col of a node, like Go's ErrorContext. */
 export function errorLocation(n: Node): string {
-  const text = n.tree.text;
-  let prefix: string;
-  if (/[^\x00-\x7f]/.test(text)) {
-    prefix = Buffer.from(utf8(text).subarray(0, n.pos)).toString('utf8');
-  } else prefix = text.slice(0, n.pos);
-  const nl = prefix.lastIndexOf('\n');
-  const col = nl < 0 ? n.pos : n.pos - Buffer.byteLength(prefix.slice(0, nl + 1));
-  let line = 1;
-  for (let i = 0; i < prefix.length; i++) if (prefix.charCodeAt(i) === 10) line++;
-  return `${n.tree.parseName}:${line}:${col}`;
+  const starts = linesOf(n.tree);
+  // the last line start at or before the node
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= n.pos) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${n.tree.parseName}:${lo + 1}:${n.pos - starts[lo]}`;
 }
 
 export class State {
@@ -143,8 +222,21 @@ export class State {
   errorf(msg: string, cause?: unknown): never {
     const name = this.tmplName;
     const opts = cause === undefined ? undefined : { cause };
-    if (!this.node) throw new TemplateExecError(`template: ${name}: ${msg}`, opts);
-    throw new TemplateExecError(`template: ${errorLocation(this.node)}: executing ${JSON.stringify(name)} at <${str(this.node)}>: ${msg}`, opts);
+    const text = this.node
+      ? `template: ${errorLocation(this.node)}: executing ${JSON.stringify(name)} at <${str(this.node)}>: ${msg}`
+      : `template: ${name}: ${msg}`;
+    if (!(cause instanceof Error)) throw new TemplateExecError(text, opts);
+    // with a cause, msg is "error calling F: " + the cause's message. Deep in a runaway recursion
+    // every level wraps the error once more: those wrappers skip the JS stack trace (the innermost
+    // error has it), which would cost more than all the rest of the unwinding.
+    if (this.ctx.depth < 64) throw wrapping(new TemplateExecError(text, opts));
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      throw wrapping(new TemplateExecError(text, opts));
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
   at(n: Node): void {
     this.node = n;
@@ -195,7 +287,8 @@ export class State {
       case 'range':
         return this.walkRange(dot, dotBoxed, node);
       case 'template':
-        return this.walkTemplate(dot, dotBoxed, node);
+        // only reached for trees that markYields did not see: run the call on a nested driver
+        return drive(this.walkTemplateG(dot, dotBoxed, node));
       case 'break':
         throw BREAK;
       case 'continue':
@@ -205,6 +298,33 @@ export class State {
       default:
         this.errorf(`unknown node: ${str(node)}`);
     }
+  }
+
+  /** `walk` for nodes that may call a template. */
+  *walkG(dot: unknown, dotBoxed: boolean, node: Node): ExecGen<void> {
+    if (!node.yields) return this.walk(dot, dotBoxed, node);
+    this.at(node);
+    switch (node.kind) {
+      case 'action': {
+        const val = yield* this.evalPipelineG(dot, dotBoxed, node.pipe);
+        if (node.pipe.decl.length === 0) this.printValue(node, val);
+        return;
+      }
+      case 'list':
+        for (const n of node.nodes) {
+          if (n.yields) yield* this.walkG(dot, dotBoxed, n);
+          else this.walk(dot, dotBoxed, n);
+        }
+        return;
+      case 'if':
+      case 'with':
+        return yield* this.walkIfOrWithG(dot, dotBoxed, node);
+      case 'range':
+        return yield* this.walkRangeG(dot, dotBoxed, node);
+      case 'template':
+        return yield* this.walkTemplateG(dot, dotBoxed, node);
+    }
+    return this.walk(dot, dotBoxed, node);
   }
 
   private walkIfOrWith(dot: unknown, dotBoxed: boolean, node: IfNode): void {
@@ -220,62 +340,80 @@ export class State {
     }
   }
 
+  private *walkIfOrWithG(dot: unknown, dotBoxed: boolean, node: IfNode): ExecGen<void> {
+    const mark = this.vars.length;
+    try {
+      const val = node.pipe.yields ? yield* this.evalPipelineG(dot, dotBoxed, node.pipe) : this.evalPipeline(dot, dotBoxed, node.pipe);
+      if (truth(val)) {
+        if (node.kind === 'with') yield* this.walkG(val, false, node.list);
+        else yield* this.walkG(dot, dotBoxed, node.list);
+      } else if (node.elseList) yield* this.walkG(dot, dotBoxed, node.elseList);
+    } finally {
+      this.vars.length = mark;
+    }
+  }
+
+  /** What `range` iterates over (null: nothing, then the else branch runs). */
+  private rangePlan(val: unknown, r: IfNode): RangePlan | null {
+    if (Array.isArray(val)) {
+      if (val.length === 0) return null;
+      return { len: val.length, boxed: !taggedType(val), index: (i) => BigInt(i), elem: (i) => val[i] };
+    }
+    if (isMap(val)) {
+      const keys = sortedKeys(val);
+      if (keys.length === 0) return null;
+      return { len: keys.length, boxed: !taggedType(val), index: (i) => keys[i], elem: (i) => val[keys[i]] };
+    }
+    if (typeof val === 'bigint' || val instanceof GoInt) {
+      // Go 1.24: an integer n ranges over 0..n-1, with one variable at most
+      if (r.pipe.decl.length > 1) this.errorf(`can't use ${formatValue(val, 'v')} to iterate over more than one variable`);
+      const n = typeof val === 'bigint' ? val : val.v;
+      if (n <= 0n) return null;
+      const elem = typeof val === 'bigint' ? (i: number) => BigInt(i) : (i: number) => new GoInt(val.type, BigInt(i));
+      return { len: Number(n), boxed: false, index: (i) => BigInt(i), elem };
+    }
+    if (isNil(val)) return null; // nothing to range over; not an error
+    this.errorf(`range can't iterate over ${formatValue(val, 'v')}`);
+  }
+
+  /** Sets the range variables for one iteration. */
+  private bindRange(r: IfNode, index: unknown, elem: unknown, elemBoxed: boolean): void {
+    const decl = r.pipe.decl;
+    if (decl.length === 0) return;
+    const vars = this.vars;
+    if (r.pipe.isAssign) {
+      if (decl.length > 1) {
+        this.setVar(decl[0].ident[0], index);
+        this.setVar(decl[1].ident[0], elem);
+      } else this.setVar(decl[0].ident[0], elem);
+      return;
+    }
+    vars[vars.length - 1] = { name: vars[vars.length - 1].name, value: elem, boxed: elemBoxed };
+    if (decl.length > 1) vars[vars.length - 2] = { name: vars[vars.length - 2].name, value: index, boxed: false };
+  }
+
   private walkRange(dot: unknown, dotBoxed: boolean, r: IfNode): void {
     this.at(r);
     const mark0 = this.vars.length;
     try {
       const val = this.evalPipeline(dot, dotBoxed, r.pipe);
-      const mark = this.vars.length;
-      const decl = r.pipe.decl;
-      const one = (index: unknown, elem: unknown, elemBoxed: boolean): boolean => {
-        if (decl.length > 0) {
-          if (r.pipe.isAssign) {
-            if (decl.length > 1) this.setVar(decl[0].ident[0], index);
-            else this.setVar(decl[0].ident[0], elem);
-          } else {
-            this.vars[this.vars.length - 1] = { name: this.vars[this.vars.length - 1].name, value: elem, boxed: elemBoxed };
+      const plan = this.rangePlan(val, r);
+      if (plan) {
+        const mark = this.vars.length;
+        for (let i = 0; i < plan.len; i++) {
+          const elem = plan.elem(i);
+          this.bindRange(r, plan.index(i), elem, plan.boxed);
+          try {
+            this.walk(elem, plan.boxed, r.list);
+          } catch (e) {
+            if (e === CONTINUE) continue;
+            if (e === BREAK) break;
+            throw e;
+          } finally {
+            this.vars.length = mark;
           }
         }
-        if (decl.length > 1) {
-          if (r.pipe.isAssign) this.setVar(decl[1].ident[0], elem);
-          else this.vars[this.vars.length - 2] = { name: this.vars[this.vars.length - 2].name, value: index, boxed: false };
-        }
-        try {
-          this.walk(elem, elemBoxed, r.list);
-        } catch (e) {
-          if (e === CONTINUE) return true;
-          if (e === BREAK) return false;
-          throw e;
-        } finally {
-          this.vars.length = mark;
-        }
-        return true;
-      };
-      if (Array.isArray(val)) {
-        if (val.length > 0) {
-          const boxed = !taggedType(val);
-          for (let i = 0; i < val.length; i++) if (!one(BigInt(i), val[i], boxed)) break;
-          return;
-        }
-      } else if (isMap(val)) {
-        const keys = sortedKeys(val);
-        if (keys.length > 0) {
-          const boxed = !taggedType(val);
-          for (const k of keys) if (!one(k, val[k], boxed)) break;
-          return;
-        }
-      } else if (typeof val === 'bigint' || val instanceof GoInt) {
-        // Go 1.24: an integer n ranges over 0..n-1, with one variable at most
-        if (decl.length > 1) this.errorf(`can't use ${formatValue(val, 'v')} to iterate over more than one variable`);
-        const n = typeof val === 'bigint' ? val : val.v;
-        if (n > 0n) {
-          for (let i = 0n; i < n; i++) if (!one(i, typeof val === 'bigint' ? i : new GoInt(val.type, i), false)) break;
-          return;
-        }
-      } else if (isNil(val)) {
-        // nothing to range over; not an error
-      } else {
-        this.errorf(`range can't iterate over ${formatValue(val, 'v')}`);
+        return;
       }
       if (r.elseList) this.walk(dot, dotBoxed, r.elseList);
     } finally {
@@ -283,31 +421,48 @@ export class State {
     }
   }
 
-  private walkTemplate(dot: unknown, dotBoxed: boolean, t: TemplateNode): void {
+  private *walkRangeG(dot: unknown, dotBoxed: boolean, r: IfNode): ExecGen<void> {
+    this.at(r);
+    const mark0 = this.vars.length;
+    try {
+      const val = r.pipe.yields ? yield* this.evalPipelineG(dot, dotBoxed, r.pipe) : this.evalPipeline(dot, dotBoxed, r.pipe);
+      const plan = this.rangePlan(val, r);
+      if (plan) {
+        const mark = this.vars.length;
+        const body = r.list;
+        for (let i = 0; i < plan.len; i++) {
+          const elem = plan.elem(i);
+          this.bindRange(r, plan.index(i), elem, plan.boxed);
+          try {
+            if (body.yields) yield* this.walkG(elem, plan.boxed, body);
+            else this.walk(elem, plan.boxed, body);
+          } catch (e) {
+            if (e === CONTINUE) continue;
+            if (e === BREAK) break;
+            throw e;
+          } finally {
+            this.vars.length = mark;
+          }
+        }
+        return;
+      }
+      if (r.elseList) yield* this.walkG(dot, dotBoxed, r.elseList);
+    } finally {
+      this.vars.length = mark0;
+    }
+  }
+
+  private *walkTemplateG(dot: unknown, dotBoxed: boolean, t: TemplateNode): ExecGen<void> {
     this.at(t);
     const tree = this.ctx.set.lookup(t.name);
     if (!tree) this.errorf(`template ${JSON.stringify(t.name)} not defined`);
     const max = this.ctx.opts.maxDepth ?? 100000;
-    const depthError = (): never => {
-      throw new TemplateExecError(
-        `template: ${errorLocation(t)}: executing ${JSON.stringify(this.tmplName)} at <${str(t)}>: exceeded maximum template depth (${max})`,
-      );
-    };
-    if (this.ctx.depth >= max) depthError();
-    const newDot = t.pipe ? this.evalPipeline(dot, dotBoxed, t.pipe) : null;
-    const sub = new State(this.ctx, t.name, newDot);
-    this.ctx.depth++;
-    try {
-      sub.walk(newDot, false, tree.root);
-    } catch (e) {
-      // JS stack exhausted before Go's depth limit: report it as Go reports runaway recursion
-      if (isStackOverflow(e)) depthError();
-      throw e;
-    } finally {
-      this.ctx.depth--;
-    }
-    this.write(sub.out);
-    this.ctx.budget.used -= sub.out.length; // counted twice otherwise
+    if (this.ctx.depth >= max) this.errorf(`exceeded maximum template depth (${max})`);
+    let newDot: unknown = null;
+    if (t.pipe) newDot = t.pipe.yields ? yield* this.evalPipelineG(dot, dotBoxed, t.pipe) : this.evalPipeline(dot, dotBoxed, t.pipe);
+    const out = (yield new ExecCall(this.ctx, tree, t.name, newDot)) as string;
+    this.write(out);
+    this.ctx.budget.used -= out.length; // counted twice otherwise
   }
 
   private printValue(n: Node, v: unknown): void {
@@ -327,11 +482,26 @@ export class State {
     for (const cmd of pipe.cmds) {
       value = this.evalCommand(dot, dotBoxed, cmd, value);
     }
+    this.declare(pipe, value);
+    return value;
+  }
+
+  *evalPipelineG(dot: unknown, dotBoxed: boolean, pipe: PipeNode): ExecGen<unknown> {
+    this.at(pipe);
+    let value: unknown = MISSING;
+    for (const cmd of pipe.cmds) {
+      value = cmd.yields ? yield* this.evalCommandG(dot, dotBoxed, cmd, value) : this.evalCommand(dot, dotBoxed, cmd, value);
+    }
+    this.declare(pipe, value);
+    return value;
+  }
+
+  /** The pipeline's `$x :=` / `$x =`. */
+  private declare(pipe: PipeNode, value: unknown): void {
     for (const v of pipe.decl) {
       if (pipe.isAssign) this.setVar(v.ident[0], value);
       else this.vars.push({ name: v.ident[0], value, boxed: false });
     }
-    return value;
   }
 
   private notAFunction(args: ArgNode[], final: Final): void {
@@ -370,6 +540,25 @@ export class State {
     }
   }
 
+  private *evalCommandG(dot: unknown, dotBoxed: boolean, cmd: CommandNode, final: Final): ExecGen<unknown> {
+    const first = cmd.args[0];
+    switch (first.kind) {
+      case 'field':
+        this.at(first);
+        return yield* this.evalFieldChainG(dot, dotBoxed, dot, dotBoxed, first, first.ident, cmd.args, final);
+      case 'chain':
+        return yield* this.evalChainNodeG(dot, dotBoxed, first, cmd.args, final);
+      case 'identifier':
+        return yield* this.evalFunctionG(dot, dotBoxed, first, cmd, cmd.args, final);
+      case 'pipe':
+        this.notAFunction(cmd.args, final);
+        return yield* this.evalPipelineG(dot, dotBoxed, first);
+      case 'variable':
+        return yield* this.evalVariableNodeG(dot, dotBoxed, first, cmd.args, final);
+    }
+    return this.evalCommand(dot, dotBoxed, cmd, final);
+  }
+
   idealConstant(c: NumberNode): unknown {
     this.at(c);
     if (c.isComplex) return new GoComplex(c.complex![0], c.complex![1]);
@@ -393,6 +582,13 @@ export class State {
     return this.evalFieldChain(dot, dotBoxed, pipe, this.lastBoxed, chain, chain.field, args, final);
   }
 
+  private *evalChainNodeG(dot: unknown, dotBoxed: boolean, chain: ChainNode, args: ArgNode[] | null, final: Final): ExecGen<unknown> {
+    this.at(chain);
+    if (chain.node.kind === 'nil') this.errorf(`indirection through explicit nil in ${str(chain)}`);
+    const pipe = chain.node.yields ? yield* this.evalArgG(dot, dotBoxed, 'interface {}', chain.node) : this.evalArg(dot, dotBoxed, 'interface {}', chain.node);
+    return yield* this.evalFieldChainG(dot, dotBoxed, pipe, this.lastBoxed, chain, chain.field, args, final);
+  }
+
   private evalVariableNode(dot: unknown, dotBoxed: boolean, variable: VariableNode, args: ArgNode[] | null, final: Final): unknown {
     this.at(variable);
     const v = this.varValue(variable.ident[0]);
@@ -402,6 +598,13 @@ export class State {
       return v.value;
     }
     return this.evalFieldChain(dot, dotBoxed, v.value, v.boxed, variable, variable.ident.slice(1), args, final);
+  }
+
+  private *evalVariableNodeG(dot: unknown, dotBoxed: boolean, variable: VariableNode, args: ArgNode[] | null, final: Final): ExecGen<unknown> {
+    if (variable.ident.length === 1) return this.evalVariableNode(dot, dotBoxed, variable, args, final);
+    this.at(variable);
+    const v = this.varValue(variable.ident[0]);
+    return yield* this.evalFieldChainG(dot, dotBoxed, v.value, v.boxed, variable, variable.ident.slice(1), args, final);
   }
 
   private evalFieldChain(
@@ -424,6 +627,27 @@ export class State {
     return this.evalField(dot, dotBoxed, ident[n - 1], node, args, final, r, b);
   }
 
+  private *evalFieldChainG(
+    dot: unknown,
+    dotBoxed: boolean,
+    receiver: unknown,
+    recvBoxed: boolean,
+    node: Node,
+    ident: string[],
+    args: ArgNode[] | null,
+    final: Final,
+  ): ExecGen<unknown> {
+    const n = ident.length;
+    let r = receiver;
+    let b = recvBoxed;
+    for (let i = 0; i < n - 1; i++) {
+      r = this.evalField(dot, dotBoxed, ident[i], node, null, MISSING, r, b);
+      b = this.lastBoxed;
+    }
+    const v = this.fieldValue(ident[n - 1], args, final, r, b);
+    return v instanceof Method ? yield* this.evalCallG(dot, dotBoxed, v, false, node, ident[n - 1], args, final) : v;
+  }
+
   private evalField(
     dot: unknown,
     dotBoxed: boolean,
@@ -434,6 +658,12 @@ export class State {
     receiver: unknown,
     boxed: boolean,
   ): unknown {
+    const v = this.fieldValue(fieldName, args, final, receiver, boxed);
+    return v instanceof Method ? this.evalCall(dot, dotBoxed, v, false, node, fieldName, args, final) : v;
+  }
+
+  /** The value of field `fieldName` of `receiver`, or the Method to call when it is a function. */
+  private fieldValue(fieldName: string, args: ArgNode[] | null, final: Final, receiver: unknown, boxed: boolean): unknown {
     if (isNil(receiver)) {
       if (!boxed) {
         if (this.ctx.opts.missingKey === 'error') this.errorf(`nil data; no entry for key ${JSON.stringify(fieldName)}`);
@@ -447,10 +677,7 @@ export class State {
     if (typeof receiver === 'object' && !Array.isArray(receiver)) {
       const m = isMap(receiver);
       const prop = m ? (Object.prototype.hasOwnProperty.call(receiver, fieldName) ? (receiver as any)[fieldName] : undefined) : structMember(receiver as object, fieldName);
-      if (typeof prop === 'function') {
-        const def: FuncDef = { params: [], variadic: 'interface {}', fn: (a) => prop.apply(receiver, a) };
-        return this.evalCall(dot, dotBoxed, def, false, node, fieldName, args, final);
-      }
+      if (typeof prop === 'function') return new Method((a) => prop.apply(receiver, a));
       if (m) {
         if (hasArgs) this.errorf(`${fieldName} is not a method but has arguments`);
         const tt = taggedType(receiver);
@@ -483,6 +710,44 @@ export class State {
     return this.evalCall(dot, dotBoxed, def, !!def.builtin, cmd, name, args, final);
   }
 
+  private *evalFunctionG(dot: unknown, dotBoxed: boolean, node: IdentifierNode, cmd: Node, args: ArgNode[] | null, final: Final): ExecGen<unknown> {
+    this.at(node);
+    const name = node.ident;
+    const def = this.ctx.set.funcs.get(name);
+    if (!def) this.errorf(`${JSON.stringify(name)} is not a defined function`);
+    return yield* this.evalCallG(dot, dotBoxed, def, !!def.builtin, cmd, name, args, final);
+  }
+
+  /** Checks the number of arguments; returns the number of fixed (non-variadic) parameters. */
+  private arity(def: FuncDef, name: string, args: ArgNode[], final: Final): number {
+    const params = def.params;
+    const numIn = final !== MISSING ? args.length + 1 : args.length;
+    if (def.variadic !== undefined) {
+      if (numIn < params.length) this.errorf(`wrong number of args for ${name}: want at least ${params.length} got ${args.length}`);
+      return params.length;
+    }
+    if (numIn !== params.length) this.errorf(`wrong number of args for ${name}: want ${params.length} got ${numIn}`);
+    return args.length;
+  }
+
+  /** `len` of a missing value is reflect's panic, as in Go. */
+  private lenOfNothing(node: Node): never {
+    this.at(node);
+    const e = new Error('reflect: call of reflect.Value.Type on zero Value');
+    this.errorf(`error calling len: ${e.message}`, e);
+  }
+
+  /** Adds the piped-in value (converted to its parameter's type) and `call`'s function name. */
+  private finishArgs(def: FuncDef, isBuiltin: boolean, name: string, args: ArgNode[], argv: unknown[], final: Final, numFixed: number): void {
+    if (final !== MISSING) {
+      const params = def.params;
+      let t = params[params.length - 1];
+      if (def.variadic !== undefined) t = argv.length - 1 < numFixed ? params[argv.length - 1] : def.variadic;
+      argv[argv.length - 1] = this.validateType(final, false, t);
+    }
+    if (isBuiltin && name === 'call' && args.length > 0) argv.splice(1, 0, str(args[0]));
+  }
+
   private evalCall(
     dot: unknown,
     dotBoxed: boolean,
@@ -494,16 +759,7 @@ export class State {
     final: Final,
   ): unknown {
     const args = argNodes && argNodes.length > 1 ? argNodes.slice(1) : NO_ARGS;
-    const params = def.params;
-    let numIn = args.length;
-    if (final !== MISSING) numIn++;
-    let numFixed = args.length;
-    if (def.variadic !== undefined) {
-      numFixed = params.length;
-      if (numIn < numFixed) this.errorf(`wrong number of args for ${name}: want at least ${params.length} got ${args.length}`);
-    } else if (numIn !== params.length) {
-      this.errorf(`wrong number of args for ${name}: want ${params.length} got ${numIn}`);
-    }
+    const numFixed = this.arity(def, name, args, final);
     if (isBuiltin && (name === 'and' || name === 'or')) {
       let v: unknown = null;
       for (const a of args) {
@@ -515,32 +771,66 @@ export class State {
     }
     if (isBuiltin && name === 'len' && args.length === 1) {
       const v = this.evalArg(dot, dotBoxed, 'reflect.Value', args[0]);
-      if (isNil(v) && !this.lastBoxed) {
-        this.at(node);
-        const e = new Error('reflect: call of reflect.Value.Type on zero Value');
-        this.errorf(`error calling len: ${e.message}`, e);
-      }
+      if (isNil(v) && !this.lastBoxed) this.lenOfNothing(node);
       return this.callFn(def, [v], node, name);
     }
-    if (isBuiltin && name === 'len' && final !== MISSING && isNil(final)) {
-      this.at(node);
-      const e = new Error('reflect: call of reflect.Value.Type on zero Value');
-      this.errorf(`error calling len: ${e.message}`, e);
-    }
-    const argv: unknown[] = new Array(numIn);
+    if (isBuiltin && name === 'len' && final !== MISSING && isNil(final)) this.lenOfNothing(node);
+    const argv: unknown[] = new Array(final !== MISSING ? args.length + 1 : args.length);
     let i = 0;
-    for (; i < numFixed && i < args.length; i++) argv[i] = this.evalArg(dot, dotBoxed, params[i], args[i]);
+    for (; i < numFixed && i < args.length; i++) argv[i] = this.evalArg(dot, dotBoxed, def.params[i], args[i]);
     if (def.variadic !== undefined) {
       const t = def.variadic;
       for (; i < args.length; i++) argv[i] = this.evalArg(dot, dotBoxed, t, args[i]);
     }
-    if (final !== MISSING) {
-      let t = params[params.length - 1];
-      if (def.variadic !== undefined) t = numIn - 1 < numFixed ? params[numIn - 1] : def.variadic;
-      argv[i] = this.validateType(final, false, t);
-    }
-    if (isBuiltin && name === 'call' && args.length > 0) argv.splice(1, 0, str(args[0]));
+    this.finishArgs(def, isBuiltin, name, args, argv, final, numFixed);
     return this.callFn(def, argv, node, name);
+  }
+
+  private *evalCallG(
+    dot: unknown,
+    dotBoxed: boolean,
+    def: FuncDef,
+    isBuiltin: boolean,
+    node: Node,
+    name: string,
+    argNodes: ArgNode[] | null,
+    final: Final,
+  ): ExecGen<unknown> {
+    const args = argNodes && argNodes.length > 1 ? argNodes.slice(1) : NO_ARGS;
+    const numFixed = this.arity(def, name, args, final);
+    if (isBuiltin && (name === 'and' || name === 'or')) {
+      let v: unknown = null;
+      for (const a of args) {
+        v = a.yields ? yield* this.evalArgG(dot, dotBoxed, 'reflect.Value', a) : this.evalArg(dot, dotBoxed, 'reflect.Value', a);
+        if (truth(v) === (name === 'or')) return v;
+      }
+      if (final !== MISSING) v = final;
+      return v;
+    }
+    if (isBuiltin && name === 'len' && args.length === 1) {
+      const a = args[0];
+      const v = a.yields ? yield* this.evalArgG(dot, dotBoxed, 'reflect.Value', a) : this.evalArg(dot, dotBoxed, 'reflect.Value', a);
+      if (isNil(v) && !this.lastBoxed) this.lenOfNothing(node);
+      return this.callFn(def, [v], node, name);
+    }
+    if (isBuiltin && name === 'len' && final !== MISSING && isNil(final)) this.lenOfNothing(node);
+    const argv: unknown[] = new Array(final !== MISSING ? args.length + 1 : args.length);
+    let i = 0;
+    for (; i < args.length; i++) {
+      const t = i < numFixed ? def.params[i] : def.variadic!;
+      const a = args[i];
+      argv[i] = a.yields ? yield* this.evalArgG(dot, dotBoxed, t, a) : this.evalArg(dot, dotBoxed, t, a);
+    }
+    this.finishArgs(def, isBuiltin, name, args, argv, final, numFixed);
+    if (!def.gen) return this.callFn(def, argv, node, name);
+    let result: unknown;
+    try {
+      result = yield* def.gen(argv, this.ctx);
+    } catch (e) {
+      this.callFailed(e, node, name);
+    }
+    this.lastBoxed = false;
+    return result;
   }
 
   private callFn(def: FuncDef, argv: unknown[], node: Node, name: string): unknown {
@@ -548,12 +838,36 @@ export class State {
     try {
       result = def.fn(argv, this.ctx);
     } catch (e) {
-      if (e instanceof TemplateLimitError || isStackOverflow(e)) throw e;
-      this.at(node);
-      this.errorf(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, e);
+      this.callFailed(e, node, name);
     }
     this.lastBoxed = false;
     return result;
+  }
+
+  /** A function's error, as Go reports it: "error calling NAME: ...". */
+  private callFailed(e: unknown, node: Node, name: string): never {
+    if (e instanceof TemplateLimitError || isStackOverflow(e)) throw e;
+    this.at(node);
+    this.errorf(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
+
+  /** `evalArg` for arguments that may call a template (pipelines, functions, chains). */
+  private *evalArgG(dot: unknown, dotBoxed: boolean, typ: string, n: ArgNode): ExecGen<unknown> {
+    this.at(n);
+    let v: unknown;
+    switch (n.kind) {
+      case 'pipe':
+        v = yield* this.evalPipelineG(dot, dotBoxed, n);
+        this.lastBoxed = false;
+        return this.validateType(v, false, typ);
+      case 'identifier':
+        v = yield* this.evalFunctionG(dot, dotBoxed, n, n, null, MISSING);
+        return this.validateType(v, false, typ);
+      case 'chain':
+        v = yield* this.evalChainNodeG(dot, dotBoxed, n, null, MISSING);
+        return this.validateType(v, this.lastBoxed, typ);
+    }
+    return this.evalArg(dot, dotBoxed, typ, n);
   }
 
   evalArg(dot: unknown, dotBoxed: boolean, typ: string, n: ArgNode): unknown {
@@ -660,7 +974,8 @@ function structMember(obj: object, name: string): unknown {
 
 /** A JS stack overflow (V8 reports it as a RangeError, or as a SyntaxError from a regexp compile). */
 export function isStackOverflow(e: unknown): boolean {
-  return e instanceof Error && typeof e.message === 'string' && e.message.includes('call stack size');
+  // (only these two classes: reading the message of a long wrapped error would flatten it)
+  return (e instanceof RangeError || e instanceof SyntaxError) && typeof e.message === 'string' && e.message.includes('call stack size');
 }
 
 function canBeNil(typ: string): boolean {
@@ -679,32 +994,120 @@ export function newExecContext(set: TemplateLookup, opts: ExecOptions, parent?: 
     included: parent ? parent.included : new Map(),
     budget: parent ? parent.budget : { used: 0 },
     rootName: set.rootName,
-    execute(name: string, data: unknown): string {
+    call(name: string, data: unknown): ExecCall {
       const tree = set.lookup(name);
       if (!tree) throw new TemplateExecError(`template: no template ${JSON.stringify(name)} associated with template ${JSON.stringify(set.rootName)}`);
       const max = opts.maxDepth ?? 100000;
       if (ctx.depth >= max) throw new TemplateExecError(`template: ${name}: exceeded maximum template depth (${max})`);
-      ctx.depth++;
-      try {
-        return executeTree(ctx, tree, name, data);
-      } finally {
-        ctx.depth--;
-      }
+      return new ExecCall(ctx, tree, name, data);
+    },
+    execute(name: string, data: unknown): string {
+      return drive(callOnce(ctx.call(name, data)));
     },
   };
   return ctx;
 }
 
-/** Runs a tree to a string with a fresh state. */
-export function executeTree(ctx: ExecContext, tree: Tree, name: string, data: unknown): string {
+function* callOnce(call: ExecCall): ExecGen<string> {
+  return (yield call) as string;
+}
+
+/** Runs a tree to a string with a fresh state; template calls are yielded to the driver. */
+function* executeTree(ctx: ExecContext, tree: Tree, name: string, data: unknown): ExecGen<string> {
   const st = new State(ctx, name, data);
   try {
-    st.walk(data, false, tree.root);
+    if (tree.root.yields) yield* st.walkG(data, false, tree.root);
+    else st.walk(data, false, tree.root);
   } catch (e) {
     if (e === BREAK || e === CONTINUE) return st.out;
     throw e;
   }
   return st.out;
+}
+
+/**
+ * Runs `root` to its result. Every ExecCall it (or a template it runs) yields is run here as a new
+ * entry of an explicit stack, and its output (or error) is sent back to the caller; the JS stack
+ * holds only the innermost template's frames. Each running call counts in its context's `depth`.
+ */
+export function drive<T>(root: ExecGen<T>): T {
+  const gens: ExecGen<unknown>[] = [root];
+  const ctxs: (ExecContext | null)[] = [null];
+  let value: unknown;
+  let error: unknown;
+  let failing = false;
+  for (;;) {
+    const g = gens[gens.length - 1];
+    let r: IteratorResult<ExecCall, unknown>;
+    try {
+      r = failing ? g.throw(error) : g.next(value);
+    } catch (e) {
+      gens.pop();
+      const c = ctxs.pop();
+      if (c) c.depth--;
+      if (gens.length === 0) throw e;
+      failing = true;
+      error = e;
+      value = undefined;
+      continue;
+    }
+    failing = false;
+    error = undefined;
+    if (r.done) {
+      gens.pop();
+      const c = ctxs.pop();
+      if (c) c.depth--;
+      if (gens.length === 0) return r.value as T;
+      value = r.value;
+      continue;
+    }
+    const call = r.value;
+    call.ctx.depth++;
+    gens.push(executeTree(call.ctx, call.tree, call.name, call.data));
+    ctxs.push(call.ctx);
+    value = undefined;
+  }
+}
+
+/**
+ * Marks every node of a parsed tree with `yields`: whether running it can start a template
+ * ({{template}}, or a function with a `gen`, such as include and tpl). Returns the root's mark.
+ */
+export function markYields(n: Node, funcs: FuncMap): boolean {
+  let y = false;
+  switch (n.kind) {
+    case 'template':
+      if (n.pipe) markYields(n.pipe, funcs);
+      y = true;
+      break;
+    case 'identifier':
+      y = funcs.get(n.ident)?.gen !== undefined;
+      break;
+    case 'chain':
+      y = markYields(n.node, funcs);
+      break;
+    case 'command':
+      for (const a of n.args) if (markYields(a, funcs)) y = true;
+      break;
+    case 'pipe':
+      for (const c of n.cmds) if (markYields(c, funcs)) y = true;
+      break;
+    case 'action':
+      y = markYields(n.pipe, funcs);
+      break;
+    case 'list':
+      for (const c of n.nodes) if (markYields(c, funcs)) y = true;
+      break;
+    case 'if':
+    case 'with':
+    case 'range':
+      if (markYields(n.pipe, funcs)) y = true;
+      if (markYields(n.list, funcs)) y = true;
+      if (n.elseList && markYields(n.elseList, funcs)) y = true;
+      break;
+  }
+  n.yields = y;
+  return y;
 }
 
 export function isListNode(n: Node): n is ListNode {

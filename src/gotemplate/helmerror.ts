@@ -11,7 +11,7 @@
  *     one block per level (include nests);
  *   anything else: Go's message unchanged.
  */
-import { TemplateExecError } from './exec.js';
+import { TemplateExecError, isWrapping } from './exec.js';
 import { TemplateParseError } from './parser.js';
 import { HelmFailError } from './funcs/helm.js';
 
@@ -94,8 +94,13 @@ export function helmErrorMessage(err: unknown, file = 'main'): string {
     }
   }
   const levels: Level[] = [];
+  // Each level's message is read as a suffix of the outermost one while the chain is made of
+  // wrapping errors: reading (flattening) every level's own message would take quadratic time.
+  const top = err.message;
+  let suffix = true;
   for (let c: unknown = err; c instanceof Error; c = c.cause) {
-    const l = parseLevel(c.message);
+    const l = parseLevel(suffix ? top.slice(top.length - c.message.length) : c.message);
+    suffix = suffix && isWrapping(c);
     if (!l) return err.message;
     const last = levels[levels.length - 1];
     if (last && last.location === l.location && last.fn === l.fn && last.message === l.message) continue;

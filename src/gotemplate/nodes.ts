@@ -13,6 +13,11 @@ export interface TreeInfo {
 interface Base {
   pos: number; // byte offset
   tree: TreeInfo;
+  /**
+   * Whether running this node can start another template ({{template}}, include, tpl): set once per
+   * parsed tree by exec.ts markYields(); such nodes run on the executor's explicit stack.
+   */
+  yields?: boolean;
 }
 
 export interface TextNode extends Base { kind: 'text'; text: string }

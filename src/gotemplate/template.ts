@@ -6,7 +6,7 @@
  * Execution never mutates it: every execution has its own state, so a parsed set can be shared and
  * executed concurrently from many places.
  */
-import { newExecContext, type ExecOptions, type FuncDef, type FuncMap } from './exec.js';
+import { TemplateLimitError, isStackOverflow, markYields, newExecContext, type ExecOptions, type FuncDef, type FuncMap } from './exec.js';
 import { isEmptyTree, parse, type Tree } from './parser.js';
 import { defaultFuncs } from './funcs/index.js';
 
@@ -35,6 +35,7 @@ export class TemplateSet {
   parse(name: string, text: string): this {
     const trees = parse(name, text, { hasFunction: (f) => this.funcs.has(f) });
     for (const [n, t] of trees) {
+      markYields(t.root, this.funcs);
       const old = this.trees.get(n);
       if (old && isEmptyTree(t.root) && !isEmptyTree(old.root)) continue;
       this.trees.set(n, t);
@@ -68,7 +69,13 @@ export class TemplateSet {
    */
   execute(name: string, data: unknown, opts?: ExecOptions): string {
     const ctx = newExecContext(this, { ...this.execDefaults, ...opts });
-    return ctx.execute(name, data);
+    try {
+      return ctx.execute(name, data);
+    } catch (e) {
+      // deep recursion inside a function (a value nested thousands deep, say): an error, not a crash
+      if (isStackOverflow(e)) throw new TemplateLimitError(`template: ${name}: stack exhausted (${(e as Error).message})`, { cause: e });
+      throw e;
+    }
   }
 
   /** Executes like Helm's engine: output with every `<no value>` removed. */

@@ -129,6 +129,74 @@ test('safety: infinite include recursion fails with Helm\'s error', () => {
   );
 });
 
+test('depth: 1000 nested includes of one name work (Helm\'s limit), the 1001st nested one fails', () => {
+  const set = new TemplateSet();
+  // each level is an include inside an if, inside a pipeline with other functions
+  set.parse('m', '{{ define "t" }}{{ if gt (int .) 0 }}{{ include "t" (sub . 1) | trim | printf "%s." }}{{ else }}x{{ end }}{{ end }}{{ include "t" . }}');
+  assert.equal(set.render('m', 1000n), 'x' + '.'.repeat(1000)); // 1001 includes of "t"
+  assert.throws(
+    () => set.render('m', 1001n),
+    (e: Error) => e.message.endsWith('error calling include: rendering template has a nested reference name: t: unable to execute template'),
+  );
+});
+
+test('depth: nesting is not bounded by the JS stack (template, include of many names, tpl, arguments, range, with)', () => {
+  const set = new TemplateSet();
+  set.parse(
+    'm',
+    '{{ define "deep" }}{{ if gt (int .) 0 }}{{ template "deep" (sub . 1) }}{{ else }}bottom{{ end }}{{ end }}' +
+      // two names alternating: 1800 nested includes, 900 of each name
+      '{{ define "a" }}{{ if gt (int .) 0 }}{{ range list 1 }}{{ with $ }}{{ include "b" (sub . 1) }}{{ end }}{{ end }}{{ else }}A{{ end }}{{ end }}' +
+      '{{ define "b" }}{{ if gt (int .) 0 }}{{ include "a" (include "dec" .) }}{{ else }}B{{ end }}{{ end }}' +
+      '{{ define "dec" }}{{ sub . 1 }}{{ end }}' +
+      '{{ define "viatpl" }}{{ if gt (int .) 0 }}{{ tpl "{{ template \\"viatpl\\" (sub . 1) }}" . }}{{ else }}T{{ end }}{{ end }}' +
+      '{{ template "deep" .n }}|{{ include "a" .m }}|{{ include "viatpl" .t }}|{{ and 1 (include "deep" 2000) }}',
+  );
+  assert.equal(set.render('m', { n: 20000n, m: 1800n, t: 2000n }), 'bottom|A|T|bottom');
+});
+
+test('depth: an error deep down keeps Go\'s locations and Helm\'s presentation', async () => {
+  const { helmErrorMessage } = await import('../../src/gotemplate/index.js');
+  const set = new TemplateSet();
+  set.parse('m', '{{ define "t" }}{{ if gt (int .) 0 }}{{ include "t" (sub . 1) }}{{ else }}{{ .nope.x }}{{ end }}{{ end }}{{ include "t" . }}');
+  let err: unknown;
+  try {
+    set.render('m', 900n);
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof TemplateExecError);
+  const go = (err as Error).message;
+  assert.ok(go.startsWith('template: m:1:108: executing "m" at <include "t" .>: error calling include: template: m:1:40: executing "t" at <include "t" (sub . 1)>:'));
+  assert.ok(go.endsWith('error calling include: template: m:1:82: executing "t" at <.nope.x>: can\'t evaluate field nope in type int64'));
+  assert.equal(go.split('error calling include').length - 1, 901);
+  // Helm shows one block per level, and repeated levels once
+  assert.deepEqual(helmErrorMessage(err).split('\n'), [
+    'm:1:108',
+    '  executing "m" at <include "t" .>:',
+    '    error calling include:',
+    'm:1:40',
+    '  executing "t" at <include "t" (sub . 1)>:',
+    '    error calling include:',
+    'm:1:82',
+    '  executing "t" at <.nope.x>:',
+    "    can't evaluate field nope in type int64",
+  ]);
+});
+
+test('safety: runaway recursion through many include names or through tpl ends in an error', () => {
+  let text = '';
+  for (let i = 0; i < 150; i++) text += `{{ define "n${i}" }}{{ include "n${(i + 1) % 150}" . }}{{ end }}`;
+  const set = new TemplateSet();
+  set.parse('m', text + '{{ include "n0" . }}');
+  assert.throws(() => set.render('m', {}), /exceeded maximum template depth \(100000\)/);
+  // (Helm itself crashes on this one: its stack overflows)
+  assert.throws(
+    () => renderString('{{ define "a" }}{{ tpl "{{ template \\"a\\" . }}" . }}{{ end }}{{ template "a" . }}', {}, { maxDepth: 10000 }),
+    /exceeded maximum template depth \(10000\)/,
+  );
+});
+
 test('safety: maxDepth option bounds nesting', () => {
   const set = new TemplateSet({ exec: { maxDepth: 10 } });
   set.parse('m', '{{ define "n" }}{{ if gt (int .) 0 }}{{ template "n" (sub . 1) }}{{ end }}{{ end }}{{ template "n" . }}');

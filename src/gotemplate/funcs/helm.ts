@@ -1,6 +1,6 @@
 /** Helm's own template functions (helm/pkg/engine/funcs.go and engine.go), written anew. */
-import type { ExecContext, FuncDef } from '../exec.js';
-import { TemplateExecError, isStackOverflow, newExecContext } from '../exec.js';
+import type { ExecContext, ExecGen, FuncDef } from '../exec.js';
+import { TemplateExecError, drive, newExecContext, wrapping } from '../exec.js';
 import { decodeJSON, marshalJSON } from '../json.js';
 import { marshalYAML, parseYAMLAsJSON } from '../yaml.js';
 import { isMap, isNil, typeName } from '../values.js';
@@ -11,7 +11,8 @@ import { sprintf } from '../fmt.js';
 const ANY = 'interface {}';
 const RECURSION_MAX = 1000;
 
-function include(ctx: ExecContext, name: string, data: unknown): string {
+/** Helm's include: runs template `name`; more than 1000 nested includes of one name fail as in Helm. */
+function* include(ctx: ExecContext, name: string, data: unknown): ExecGen<string> {
   const n = ctx.included.get(name);
   if (n !== undefined) {
     if (n > RECURSION_MAX) {
@@ -20,33 +21,27 @@ function include(ctx: ExecContext, name: string, data: unknown): string {
     ctx.included.set(name, n + 1);
   } else ctx.included.set(name, 1);
   try {
-    return ctx.execute(name, data);
-  } catch (e) {
-    // the JS stack ran out before Helm's limit: report runaway include recursion as Helm does
-    if (isStackOverflow(e)) {
-      throw new Error(`rendering template has a nested reference name: ${name}: unable to execute template`, { cause: e });
-    }
-    throw e;
+    return (yield ctx.call(name, data)) as string;
   } finally {
     ctx.included.set(name, ctx.included.get(name)! - 1);
   }
 }
 
-function tpl(ctx: ExecContext, text: string, vals: unknown): string {
-  // parse into a clone of the set, as template `rootName`, then execute
+/** Helm's tpl: `text` parsed into a copy of the set as the root template, run with `vals` as dot. */
+function* tpl(ctx: ExecContext, text: string, vals: unknown): ExecGen<string> {
   const set = (ctx.set as any).clone();
   try {
     set.parse(ctx.rootName, text);
   } catch (e) {
-    throw new Error(`cannot parse template ${goQuote(text)}: ${(e as Error).message}`, { cause: e });
+    throw wrapping(new Error(`cannot parse template ${goQuote(text)}: ${(e as Error).message}`, { cause: e }));
   }
   const sub = newExecContext(set, ctx.opts, ctx);
   let out: string;
   try {
-    out = sub.execute(ctx.rootName, vals);
+    out = (yield sub.call(ctx.rootName, vals)) as string;
   } catch (e) {
     if (!(e instanceof TemplateExecError) || (e as any).name === 'TemplateLimitError') throw e;
-    throw new Error(`error during tpl function execution for ${goQuote(text)}: ${(e as Error).message}`, { cause: e });
+    throw wrapping(new Error(`error during tpl function execution for ${goQuote(text)}: ${(e as Error).message}`, { cause: e }));
   }
   return out.replaceAll('<no value>', '');
 }
@@ -121,8 +116,12 @@ function fromJSONArray(s: string): unknown[] {
 }
 
 export const helmFuncs: Record<string, FuncDef> = {
-  include: { params: ['string', ANY], fn: ([name, data], ctx) => include(ctx, name, data) },
-  tpl: { params: ['string', ANY], fn: ([text, vals], ctx) => tpl(ctx, text, vals) },
+  include: {
+    params: ['string', ANY],
+    fn: ([name, data], ctx) => drive(include(ctx, name, data)),
+    gen: ([name, data], ctx) => include(ctx, name, data),
+  },
+  tpl: { params: ['string', ANY], fn: ([text, vals], ctx) => drive(tpl(ctx, text, vals)), gen: ([text, vals], ctx) => tpl(ctx, text, vals) },
   required: {
     params: ['string', ANY],
     fn: ([warn, val]) => {
