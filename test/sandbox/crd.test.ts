@@ -21,6 +21,7 @@ const crd = (scope: 'Namespaced' | 'Cluster' = 'Namespaced'): k8s.V1CustomResour
         additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
       },
       { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
+      { name: 'v1alpha1', served: false, storage: false, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
     ],
   },
 });
@@ -49,6 +50,7 @@ test('a CRD serves its resources in all its versions, with its scope and status 
     );
     assert.ok(res.json().resources.some((r: any) => r.name === 'widgets/status'));
     assert.equal((await raw(sb, 'GET', '/apis/example.com/v1beta1')).status, 200);
+    assert.equal((await raw(sb, 'GET', '/apis/example.com/v1alpha1')).status, 404, 'a version with served: false is not served');
     const group = (await kc.makeApiClient(k8s.ApisApi).getAPIVersions()).groups.find((g) => g.name === 'example.com')!;
     assert.equal(group.preferredVersion!.version, 'v1');
 
@@ -85,6 +87,13 @@ test('a CRD serves its resources in all its versions, with its scope and status 
     // KubernetesObjectApi discovers the kind
     const list = await objects.list('example.com/v1', 'Widget', 'default');
     assert.deepEqual(list.items.map((i) => i.metadata!.name), ['w1']);
+    // a version added to the CRD is served at once, with the objects
+    const current = await ext.readCustomResourceDefinition({ name: 'widgets.example.com' });
+    current.spec.versions.push({ name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } });
+    await ext.replaceCustomResourceDefinition({ name: 'widgets.example.com', body: current });
+    const v2 = await custom.getNamespacedCustomObject({ group: 'example.com', version: 'v2', namespace: 'default', plural: 'widgets', name: 'w1' });
+    assert.equal(v2.apiVersion, 'example.com/v2');
+    assert.equal(v2.spec.size, 4);
   });
 });
 
@@ -98,6 +107,8 @@ test('cluster-scoped custom resources', async () => {
     assert.equal(w.metadata.namespace, undefined);
     const items = (await custom.listClusterCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets' })).items;
     assert.equal(items.length, 1);
+    const nsPath = await failure(custom.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' }));
+    assert.equal(nsPath.code, 404, 'a cluster-scoped resource has no namespaced path');
   });
 });
 
@@ -117,6 +128,8 @@ test('deleting a CRD removes its resources and its objects (DELETED events, then
     const events = await w.done;
     assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['DELETED a', 'DELETED b']);
     assert.equal((await raw(sb, 'GET', '/apis/example.com/v1')).status, 404);
+    const groups = (await kc.makeApiClient(k8s.ApisApi).getAPIVersions()).groups.map((g) => g.name);
+    assert.ok(!groups.includes('example.com'), 'the group is gone from /apis');
     assert.equal((await raw(sb, 'GET', '/apis/example.com/v1/namespaces/default/widgets')).status, 404);
     // recreate: empty
     await ext.createCustomResourceDefinition({ body: crd() });

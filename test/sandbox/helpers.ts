@@ -164,3 +164,19 @@ export async function eventually(fn: () => boolean | Promise<boolean>, what: str
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** The promise's value, or a failure after a generous deadline (a hang guard: `onTimeout` releases what hangs). */
+export async function within<T>(p: Promise<T>, what: string, onTimeout?: () => void, timeoutMs = 20000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout?.();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([p, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { Watch, makeInformer } from '@kubernetes/client-node';
-import { cm, collectWatch, eventually, raw, withSandbox } from './helpers.js';
+import { cm, collectWatch, eventually, raw, withSandbox, within } from './helpers.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 
 const CM_PATH = '/api/v1/namespaces/default/configmaps';
@@ -100,15 +100,18 @@ test('allowWatchBookmarks: BOOKMARK events carry the current resourceVersion; se
   );
 });
 
-// a watch that does not end (timeoutSeconds ignored) or whose headers never arrive fails by the test's timeout
-test('without allowWatchBookmarks no BOOKMARK is sent; timeoutSeconds ends the stream', { timeout: 30000 }, async () => {
+test('without allowWatchBookmarks no BOOKMARK is sent; timeoutSeconds ends the stream', async () => {
   await withSandbox(
     async ({ kc, sb }) => {
       const events: string[] = [];
+      let controller: AbortController | undefined;
       const ended = new Promise<unknown>((resolve) => {
-        void new Watch(kc).watch(CM_PATH, { resourceVersion: sb.resourceVersion(), timeoutSeconds: 1 }, (type: string) => events.push(type), resolve);
+        void new Watch(kc)
+          .watch(CM_PATH, { resourceVersion: sb.resourceVersion(), timeoutSeconds: 1 }, (type: string) => events.push(type), resolve)
+          .then((c) => (controller = c));
       });
-      const err = await ended;
+      // a watch that ignored timeoutSeconds would never end: the guard fails the test and aborts it
+      const err = await within(ended, 'the server to end the watch after timeoutSeconds', () => controller?.abort());
       assert.equal(err, null, 'a clean end of stream');
       assert.deepEqual(events, []);
     },
@@ -157,18 +160,21 @@ test('field-selector and namespace scoping of watches', async () => {
 
 /** Opens a raw watch and reports headers as soon as they arrive. */
 function rawWatch(sb: Sandbox, path: string): Promise<{ res: IncomingMessage; close: () => void }> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, sb.url), { headers: { authorization: `Bearer ${sb.token}` }, ca: [sb.caCert!] }, (res) => {
-      resolve({ res, close: () => req.destroy() });
+  let req: ReturnType<typeof request> | undefined;
+  const opened = new Promise<{ res: IncomingMessage; close: () => void }>((resolve, reject) => {
+    req = request(new URL(path, sb.url), { headers: { authorization: `Bearer ${sb.token}` }, ca: [sb.caCert!] }, (res) => {
+      resolve({ res, close: () => req!.destroy() });
     });
     req.on('error', (e) => {
       if (!String(e).includes('socket hang up')) reject(e);
     });
     req.end();
   });
+  // headers that are not flushed at once never arrive while nothing happens: fail instead of hanging
+  return within(opened, `the response headers of ${path}`, () => req?.destroy());
 }
 
-test('watch responses flush their headers at once and stream newline-delimited compact JSON', { timeout: 30000 }, async () => {
+test('watch responses flush their headers at once and stream newline-delimited compact JSON', async () => {
   await withSandbox(async ({ core, sb }) => {
     // nothing exists and nothing happens: the headers still arrive
     const { res, close } = await rawWatch(sb, `${CM_PATH}?watch=true&resourceVersion=${sb.resourceVersion()}`);
@@ -193,7 +199,7 @@ test('watch responses flush their headers at once and stream newline-delimited c
   });
 });
 
-test('legacy /watch/ paths work too', { timeout: 30000 }, async () => {
+test('legacy /watch/ paths work too', async () => {
   await withSandbox(async ({ core, sb }) => {
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('old-style') });
     const { res, close } = await rawWatch(sb, '/api/v1/watch/namespaces/default/configmaps/old-style');
