@@ -92,15 +92,20 @@ function getAt(obj: unknown, path: string): unknown {
   return cur;
 }
 
-function removeAt(obj: any, path: string): void {
+function removeAt(obj: any, path: string, owned: (path: string) => boolean = () => false): void {
   const segs = path.split(SEP);
   removeLeaf(obj, segs);
-  // prune the maps this removal left empty, deepest first
-  for (let n = segs.length - 1; n > 0; n--) {
+  // prune the fields this removal left empty (maps, and keyed lists that lost their last item), deepest
+  // first, up to the nearest keyed list item
+  let n = segs.length - 1;
+  if (segs[n] === '.') n--; // an item: its list is the parent
+  for (; n > 0; n--) {
     const parentSegs = segs.slice(0, n);
-    if (parentSegs[parentSegs.length - 1] === '.' || !parentSegs[parentSegs.length - 1].startsWith('f:')) break;
-    const v = getAt(obj, parentSegs.join(SEP));
-    if (isObject(v) && Object.keys(v).length === 0) removeLeaf(obj, parentSegs);
+    if (!parentSegs[n - 1].startsWith('f:')) break;
+    const parent = parentSegs.join(SEP);
+    if (owned(parent)) break; // an empty map or list someone applied or set stays
+    const v = getAt(obj, parent);
+    if ((isObject(v) && Object.keys(v).length === 0) || (Array.isArray(v) && v.length === 0)) removeLeaf(obj, parentSegs);
     else break;
   }
 }
@@ -333,13 +338,15 @@ export function serverSideApply(
     delete appliedBody.metadata.creationTimestamp;
     delete appliedBody.metadata.generation;
   }
-  let obj: any = ssaMerge(current ?? {}, appliedBody, [], keyFn);
+  // on a copy: the removals below reach into parts the merge shares with `current`, which the caller
+  // still compares the result with (a change made there too would look like no change at all)
+  let obj: any = ssaMerge(clone(current ?? {}), appliedBody, [], keyFn);
   // Fields this manager applied before, no longer applies, and nobody else owns: remove them.
   const previously = [...me.set];
   for (const p of previously) {
     if (appliedLeaves.has(p)) continue;
     if (managers.some((m) => m !== me && m.set.has(p))) continue;
-    removeAt(obj, p);
+    removeAt(obj, p, (q) => appliedLeaves.has(q) || managers.some((m) => m !== me && m.set.has(q)));
   }
   obj = obj ?? {};
   me.set = appliedLeaves;

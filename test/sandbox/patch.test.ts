@@ -238,3 +238,30 @@ test('server-side apply merges keyed lists and conflicts with an Update manager'
     assert.deepEqual((added as any).spec.template.spec.containers.map((c: any) => c.name), ['main', 'side', 'extra']);
   });
 });
+
+test('server-side apply removes what a manager stops applying, also inside keyed list items, and stores it', async () => {
+  await withSandbox(async ({ objects, apps }) => {
+    const d = pod();
+    (d.metadata as any).namespace = 'default';
+    const first = await objects.patch(d as k8s.KubernetesObject, undefined, undefined, 'deployer', false, k8s.PatchStrategy.ServerSideApply);
+    // the next configuration drops env B of container main and the whole container side
+    const next = pod();
+    (next.metadata as any).namespace = 'default';
+    const spec = next.spec!.template.spec!;
+    spec.containers = [{ ...spec.containers[0], env: [{ name: 'A', value: '1' }] }];
+    const applied = await objects.patch(next as k8s.KubernetesObject, undefined, undefined, 'deployer', false, k8s.PatchStrategy.ServerSideApply);
+    assert.ok(Number(applied.metadata!.resourceVersion) > Number(first.metadata!.resourceVersion), 'a change was stored');
+    const stored = await apps.readNamespacedDeployment({ name: 'web', namespace: 'default' });
+    const containers = stored.spec!.template.spec!.containers;
+    assert.deepEqual(containers.map((c) => c.name), ['main']);
+    assert.deepEqual(containers[0].env!.map((e) => `${e.name}=${e.value}`), ['A=1']);
+    const owned = JSON.stringify(stored.metadata!.managedFields!.find((m) => m.manager === 'deployer')!.fieldsV1);
+    assert.ok(owned.includes('k:{\\"name\\":\\"A\\"}') && !owned.includes('k:{\\"name\\":\\"B\\"}') && !owned.includes('side'), owned);
+    // dropping the last env entry removes the list, not leaves it empty
+    spec.containers = [{ ...spec.containers[0], env: undefined }];
+    await objects.patch(next as k8s.KubernetesObject, undefined, undefined, 'deployer', false, k8s.PatchStrategy.ServerSideApply);
+    const noEnv = await apps.readNamespacedDeployment({ name: 'web', namespace: 'default' });
+    assert.equal(noEnv.spec!.template.spec!.containers[0].env, undefined);
+    assert.equal(noEnv.spec!.template.spec!.containers[0].image, 'nginx:1');
+  });
+});
