@@ -21,8 +21,9 @@
 // note with Go 1.23's result. Cases marked `go: '1.23'` (features Go 1.19 lacks, like {{else with}})
 // take their expected result from Go 1.23 and carry the tag "go123". Range over an integer (Go 1.24)
 // cases are tagged "go-range-int". Cases using functions whose library differs between Debian's
-// Sprig 3.2.3 build and current Helm's Sprig 3.3.0 (xstrings case conversion, mergo merges) are
-// tagged "sprig-deps". An engine that follows Go 1.23+ runs the corpus with
+// Sprig 3.2.3 build and Helm 3.19's Sprig 3.3.0 (xstrings case conversion, mergo merges) are
+// tagged "sprig-deps": their expected results are Helm 3.19's (see tools/gotemplate-ref/README.md,
+// "Library versions"). An engine that follows Go 1.23+ runs the corpus with
 // --skip-tag go119; one that follows Go 1.19 with --skip-tag go123.
 //
 // Output format (as /work/shared/template-cases/public-cases.json): a JSON array, one case a line,
@@ -139,11 +140,19 @@ export function errorKeywords(goError: string, helm: string): string[] {
   return keys;
 }
 
-// Functions whose result depends on a library version that differs between this reference (Debian:
-// Sprig 3.2.3, xstrings 1.3.3, mergo 0.3.12) and current Helm (Sprig 3.3.0, xstrings 1.5, mergo 1.0).
+// Functions whose result depends on a library whose version differs between Debian (Sprig 3.2.3,
+// xstrings 1.3.3, mergo 0.3.12) and Helm 3.19 (Sprig 3.3.0, xstrings 1.5.0, dario.cat/mergo 1.0.1).
+// The reference gives camelcase and mergeOverwrite Helm 3.19's behaviour by hand
+// (tools/gotemplate-ref/helm319.go); snakecase/kebabcase and merge are the same in both versions.
 const DEP_SENSITIVE: [RegExp, string][] = [
-  [/\b(snakecase|camelcase|kebabcase)\b/, 'huandu/xstrings 1.3.3 (Helm 3.17+ ships 1.5)'],
-  [/\b(merge|mergeOverwrite|mustMerge|mustMergeOverwrite)\b/, 'imdario/mergo 0.3.12 (Helm 3.17+ ships dario.cat/mergo 1.0)'],
+  [
+    /\b(snakecase|camelcase|kebabcase)\b/,
+    "Helm 3.19's huandu/xstrings 1.5.0: camelcase by hand in tools/gotemplate-ref/helm319.go (Debian has 1.3.3), snakecase/kebabcase unchanged since 1.3.3",
+  ],
+  [
+    /\b(merge|mergeOverwrite|mustMerge|mustMergeOverwrite)\b/,
+    "Helm 3.19's dario.cat/mergo 1.0.1: its map-over-non-map rule by hand in tools/gotemplate-ref/helm319.go over Debian's mergo 0.3.12",
+  ],
 ];
 
 function sameResult(x: RefResult, y: RefResult): boolean {
@@ -216,7 +225,7 @@ function main(): void {
     for (const [re, lib] of DEP_SENSITIVE) {
       if (re.test(c.template) && !c.tags?.includes('sprig-deps')) {
         c.tags = [...(c.tags ?? []), 'sprig-deps'];
-        c.note = `${c.note ? c.note + '; ' : ''}result from ${lib}`;
+        c.note = `${c.note ? c.note + '; ' : ''}${lib}`;
       }
     }
     const base = { id: c.id, source: c.source, template: c.template, data: c.data };

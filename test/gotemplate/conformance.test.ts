@@ -60,6 +60,21 @@ function runCase(c: Case): string | null {
   return out === c.expected ? null : `got ${JSON.stringify(out)}, want ${JSON.stringify(c.expected)}`;
 }
 
+// The public cases were made with Debian's Sprig 3.2.3 and its xstrings 1.3.3; Helm 3.19 (DESIGN §4.15)
+// links Sprig 3.3.0 with xstrings 1.5.0, whose camelcase is lower camel case ("my_app-name" ->
+// "myAppName"; see tools/gotemplate-ref/README.md, "Library versions"). These cases are checked
+// against Helm 3.19's result instead, and only while the public set still has the older one.
+const HELM_319: Record<string, { debian: string; helm319: string }> = {
+  'pub-strings-023': { debian: 'http_server_name|my-app-name|MyAppName|AbC', helm319: 'http_server_name|my-app-name|myAppName|AbC' },
+};
+
+function withHelm319(c: Case): Case {
+  const o = HELM_319[c.id];
+  if (!o) return c;
+  assert.equal(c.expected, o.debian, `${c.id}: the public set changed, review HELM_319`);
+  return { ...c, expected: o.helm319 };
+}
+
 const skipped = (c: Case): boolean => !!c.tags?.some((t) => t === 'go119' || t === 'go-range-int');
 
 function check(name: string, all: Case[]): void {
@@ -74,5 +89,5 @@ function check(name: string, all: Case[]): void {
   });
 }
 
-check('public cases', load('public-cases.json'));
+check('public cases', load('public-cases.json').map(withHelm319));
 if (existsSync(join(here, 'corpus.json'))) check('corpus', load('corpus.json'));

@@ -77,6 +77,13 @@ export const strings: Topic = {
     '{{ wrap "5" "abc" }}',
     '{{ title .Values.missing }}',
     '{{ "abc" | trimPrefix "a" | trimSuffix "c" }}',
+    // xstrings 1.5.0's ToCamelCase (Helm 3.19): its own test samples, and the edges of its rules
+    '{{ camelcase "_camel_case" }}|{{ camelcase "no_https" }}|{{ camelcase "_complex__case_" }}|{{ camelcase " complex -case " }}|{{ camelcase "all" }}',
+    '{{ camelcase "GOLANG_IS_GREAT" }}|{{ camelcase "GOLANG" }}|{{ camelcase "a" }}|{{ camelcase "好" }}|{{ camelcase "FROM CamelCase to snake/kebab-case" }}',
+    '{{ camelcase "some words" }}|{{ camelcase "hello-world" }}|{{ camelcase "HELLO" }}|{{ camelcase "helloWORLD" }}|{{ camelcase "some_1_thing" }}|{{ camelcase "1_abc" }}',
+    '{{ camelcase "abc_1" }}|{{ camelcase "v1_2v" }}|{{ camelcase "a__b" }}|{{ camelcase "a  b" }}|{{ camelcase "1_2" }}|{{ camelcase "_a_B_" }}|{{ camelcase "中文_测试" }}',
+    '{{ camelcase "_" }}|{{ camelcase "__" }}|{{ camelcase "a_B" }}|{{ camelcase "A" }}|{{ camelcase "Ab_CD_eF" }}|{{ camelcase "ÉCOLE_été" }}|{{ camelcase "x\\ty\\nz" }}',
+    '{{ camelcase .Values.name }}|{{ camelcase .Values.upper }}|{{ camelcase .Values.spaced }}|{{ camelcase .Values.unicode }}',
   ],
 };
 
@@ -458,6 +465,16 @@ export const dicts: Topic = {
     '{{ $d := dict }}{{ $_ := set $d "x" (list) }}{{ $_ := set $d "x" (append $d.x 1) }}{{ $d }}',
     '{{ index (dict "a.b" 1) "a.b" }}|{{ (dict "a-b" 1) }}',
     '{{ set (dict) "" "empty key" | toJson }}',
+    // mergo 1.0.1 (Helm 3.19): with overwrite, a map from src replaces a non-empty dst value that
+    // is not a map (mergo 0.3.12 kept it); without overwrite, and for empty dst values, no change
+    '{{ mergeOverwrite (dict "a" "x") (dict "a" (dict "k" 1)) | toJson }}|{{ merge (dict "a" "x") (dict "a" (dict "k" 1)) | toJson }}',
+    '{{ mergeOverwrite (dict "a" (list 1 2)) (dict "a" (dict "k" 1)) | toJson }}|{{ mergeOverwrite (dict "a" 3 "b" true) (dict "a" (dict) "b" (dict "k" 1)) | toJson }}',
+    '{{ mergeOverwrite (dict "a" "" "b" 0 "c" false "d" nil) (dict "a" (dict "k" 1) "b" (dict "k" 2) "c" (dict "k" 3) "d" (dict "k" 4)) | toJson }}',
+    '{{ mergeOverwrite (dict "n" (dict "a" "x" "b" (dict "c" 1))) (dict "n" (dict "a" (dict "k" 1) "b" (dict "d" 2))) | toJson }}',
+    '{{ $src := dict "a" (dict "k" 1) }}{{ $m := mergeOverwrite (dict "a" "x") $src }}{{ $_ := set $m.a "j" 2 }}{{ $src | toJson }}',
+    '{{ mustMergeOverwrite (dict "a" "x") (dict "a" (dict "k" 1)) (dict "a" "y") | toJson }}|{{ mustMerge (dict "a" "x") (dict "a" (dict "k" 1)) | toJson }}',
+    '{{ mergeOverwrite (dict "a" (dict "k" 1)) (dict "a" "x") | toJson }}|{{ mergeOverwrite (dict "a" "x") (dict "a" (list 1)) | toJson }}',
+    '{{ mergeOverwrite (deepCopy .Values) (dict "name" (dict "first" "w") "list" (dict "x" 1) "labels" (dict "app" "api")) | toYaml }}',
   ],
 };
 

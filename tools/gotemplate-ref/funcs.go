@@ -5,7 +5,8 @@ package main
 // Library versions are Debian's (bookworm): Sprig 3.2.3, semver 3.2.0, mergo 0.3.12,
 // sigs.k8s.io/yaml 1.3.0 over gopkg.in/yaml.v2 2.4.0, BurntSushi/toml 1.2.0. Two Sprig 3.3.0
 // functions that Helm 3.17+ ships are added here by hand: sha512sum and the three-argument
-// htpasswd (bcrypt, or "sha" for {SHA} base64(sha1)).
+// htpasswd (bcrypt, or "sha" for {SHA} base64(sha1)); helm319.go gives camelcase and
+// mergeOverwrite the behaviour of the xstrings and mergo versions Helm 3.19 links.
 
 import (
 	"bytes"
@@ -42,6 +43,9 @@ func baseFuncs() template.FuncMap {
 	// Helm removes the two functions that read the process environment.
 	delete(f, "env")
 	delete(f, "expandenv")
+
+	// Helm 3.19's xstrings 1.5.0 and mergo 1.0.1.
+	helm319Funcs(f)
 
 	// Sprig 3.3.0 additions.
 	f["sha512sum"] = func(input string) string {

@@ -169,7 +169,13 @@ function sliceList(list: unknown, indices: unknown[]): unknown {
 // ---------------------------------------------------------------------------------------------
 // dicts
 
-/** mergo.Merge (overwrite=false) / WithOverride for map[string]interface{}. */
+/**
+ * mergo.Merge (overwrite=false) / WithOverride for map[string]interface{}, as mergo 1.0.1 (Sprig
+ * 3.3.0, so Helm 3.17+) does it. For each key of src: nil overwrites only with overwrite; a map merges
+ * into a map; a list replaces (overwrite or empty dst); a non-empty dst value is kept when src has a
+ * list, or a map and dst is a map too; otherwise src's value goes in with overwrite or when dst's is
+ * missing or empty. (mergo 0.3.12 also kept a non-empty dst value that is not a map against a map.)
+ */
 function mergeInto(dst: Record<string, unknown>, src: Record<string, unknown>, overwrite: boolean, depth = 0): void {
   if (depth > 100) return;
   const srcEmpty = empty(src);
@@ -188,7 +194,7 @@ function mergeInto(dst: Record<string, unknown>, src: Record<string, unknown>, o
       if (!srcEmpty && (overwrite || empty(dst))) dstSlice = sv;
       dst[key] = dstSlice;
     }
-    if (has && !empty(dv) && (isMap(sv) || Array.isArray(sv))) continue;
+    if (has && !empty(dv) && (Array.isArray(sv) || (isMap(sv) && isMap(dv)))) continue;
     if (overwrite || !has || empty(dv)) dst[key] = sv;
   }
 }

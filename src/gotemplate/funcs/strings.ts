@@ -296,22 +296,30 @@ function toDelimited(str: string, connector: string): string {
   return out;
 }
 
-/** xstrings 1.3 ToCamelCase: upper after a connector, lower elsewhere; leading connectors kept. */
+/**
+ * xstrings 1.5.0 ToCamelCase (the one Sprig 3.3.0, so Helm 3.17+, links): lower camel case. Leading
+ * connectors (`_`, `-`, spaces) are kept; a connector between words is dropped and the next rune is
+ * upper-cased; a doubled connector keeps one; the first rune is lower-cased; a word that starts with
+ * an upper-case rune has its following upper-case run lower-cased ("GOLANG_IS" -> "golangIs"), other
+ * runes keep their case ("CamelCase" stays). A lone connector comes out twice, as in xstrings.
+ */
 function camelcase(str: string): string {
   if (str === '') return '';
   const r = [...str];
   let out = '';
   let i = 0;
   let r0 = '';
+  let firstUpper = false;
   while (i < r.length) {
     r0 = r[i++];
     if (!isConnectorCh(r0)) {
-      r0 = goMapCase(r0, true);
+      firstUpper = isUpperCh(r0);
+      r0 = goMapCase(r0, false);
       break;
     }
     out += r0;
   }
-  if (i >= r.length) return out + r0; // (a lone connector is written twice, as xstrings does)
+  if (i >= r.length) return out + r0;
   while (i < r.length) {
     const r1 = r0;
     r0 = r[i++];
@@ -319,12 +327,18 @@ function camelcase(str: string): string {
       out += r1;
       continue;
     }
-    if (isConnectorCh(r1)) r0 = goMapCase(r0, true);
-    else {
-      r0 = goMapCase(r0, false);
+    if (isConnectorCh(r1)) {
+      firstUpper = isUpperCh(r0);
+      r0 = goMapCase(r0, true);
+    } else {
+      if (firstUpper) {
+        if (isUpperCh(r0)) r0 = goMapCase(r0, false);
+        else firstUpper = false;
+      }
       out += r1;
     }
   }
+  if (firstUpper) r0 = goMapCase(r0, false);
   return out + r0;
 }
 
