@@ -90,10 +90,12 @@ function labelsOf(o: any): Labels {
   return isObject(l) && Object.keys(l).length ? (l as Record<string, string>) : undefined;
 }
 
+/** What makes a write a change: all but the resourceVersion and the times of managedFields entries. */
 function stripVolatile(o: any): any {
   const c = { ...o, metadata: { ...(o.metadata ?? {}) } };
   delete c.metadata.resourceVersion;
-  delete c.metadata.managedFields;
+  // a new owner of an unchanged field is a change (server-side apply by a second manager)
+  if (Array.isArray(c.metadata.managedFields)) c.metadata.managedFields = c.metadata.managedFields.map(({ time: _t, ...e }: any) => e);
   return c;
 }
 

@@ -179,11 +179,22 @@ test('server-side apply: create, update, managedFields, conflicts between manage
     assert.equal(c.status.reason, 'Conflict');
     assert.match(c.status.message, /conflict with "mgr-a".*\.data\.x/);
     assert.equal(c.status.details.causes[0].type, 'FieldManagerConflict');
-    // same value: shared ownership, no conflict
-    await objects.patch(
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { z: '3', y: '2' } },
+    // same value: shared ownership, no conflict (stored although no value changed)
+    const shared = await objects.patch(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { z: '3', y: '2' } } as k8s.KubernetesObject,
       undefined, undefined, 'mgr-b', false, k8s.PatchStrategy.ServerSideApply,
     );
+    const stored = await objects.read({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' } });
+    assert.equal(stored.metadata!.resourceVersion, shared.metadata!.resourceVersion);
+    const owners = (field: string): string[] =>
+      stored.metadata!.managedFields!.filter((m) => (m.fieldsV1 as any)['f:data']?.[field]).map((m) => m.manager!).sort();
+    assert.deepEqual(owners('f:y'), ['mgr-a', 'mgr-b']);
+    // the same apply again changes nothing: no new resourceVersion
+    const again = await objects.patch(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { z: '3', y: '2' } } as k8s.KubernetesObject,
+      undefined, undefined, 'mgr-b', false, k8s.PatchStrategy.ServerSideApply,
+    );
+    assert.equal(again.metadata!.resourceVersion, shared.metadata!.resourceVersion);
     // force takes ownership
     const forced = await objects.patch(
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { z: '3', y: '2', x: 'other' } } as k8s.KubernetesObject,
