@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Tools the tests use besides Node: bash and jq (hook scripts in tests and examples use them).
+# Tools the tests and the quick start use besides Node: bash and jq (hook scripts in tests and
+# examples use them).
 # Installs what is missing when it can (root with apt-get), otherwise says what is missing.
 # kubectl is optional: the sandbox's kubectl test prints a notice and skips itself without it.
 set -u
@@ -13,7 +14,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   for tool in "${missing[@]}"; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "check-tools: '$tool' is required by the tests and could not be installed" >&2; exit 1; }
+    command -v "$tool" >/dev/null 2>&1 || { echo "check-tools: '$tool' is required by the tests and the example hooks and could not be installed" >&2; exit 1; }
   done
 fi
 command -v kubectl >/dev/null 2>&1 || echo "check-tools: note: kubectl not found; the kubectl scenario test will be skipped"

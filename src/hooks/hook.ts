@@ -2,7 +2,7 @@
  * A hook as the operator sees it: found in a hooks dir, configured (`--config` of an executable, or
  * the `config` export of an in-process hook), and run with binding contexts and values.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { UserError, UserErrors, errorMessage } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
 import { mapLimit } from '../util/pool.js';
@@ -126,7 +126,9 @@ export interface LoadHooksOptions {
  * Finds and configures every hook under `hooksDir` (named relative to its parent: `hooks/...`).
  * All problems of all hooks are reported together.
  */
-export async function loadHooks(hooksDir: string, opts: LoadHooksOptions): Promise<Hook[]> {
+export async function loadHooks(dir: string, opts: LoadHooksOptions): Promise<Hook[]> {
+  // hooks run with their dir's parent as the working dir: a relative path would not find them
+  const hooksDir = resolve(dir);
   const found = await discoverHooks(hooksDir, { onSkip: opts.onSkip, skipDirNames: opts.kind === 'module' ? ['venv'] : [] });
   const problems: string[] = [];
   const hooks: Hook[] = [];

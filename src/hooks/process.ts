@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawnProcess } from './spawner.js';
 
 export interface RunOptions {
@@ -123,7 +123,8 @@ export class RunDir {
 
   constructor(root: string, prefix: string, keep = false) {
     mkdirSync(root, { recursive: true });
-    this.path = mkdtempSync(join(root, `${prefix.replace(/[^\w.-]+/g, '_')}-`));
+    // absolute: the process runs in another working dir and gets these paths in its environment
+    this.path = mkdtempSync(join(resolve(root), `${prefix.replace(/[^\w.-]+/g, '_')}-`));
     this.keep = keep;
   }
 

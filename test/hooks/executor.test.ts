@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { makeTree, writeTree } from '../helpers/tree.js';
 import { runShellHook, HookRunError, type ShellHookRun } from '../../src/hooks/executor.js';
 import { RunDir } from '../../src/hooks/process.js';
@@ -69,6 +69,14 @@ EOF2
   } finally {
     delete process.env.AO_SECRET_TOKEN;
   }
+});
+
+test('a relative --tmp-dir still gives the hook absolute paths (it runs in another working dir)', async () => {
+  const root = makeTree({ 'r.sh': '#!/bin/sh\ncd /\njq -e .mod "$VALUES_PATH" >/dev/null && echo "$VALUES_PATH"\n' });
+  const lines: string[] = [];
+  await runShellHook(hookRun(root, 'r.sh', { tmpDir: relative(process.cwd(), join(root, 'tmp')), log: (_s, l) => lines.push(l) }));
+  assert.equal(lines.length, 1);
+  assert.ok(isAbsolute(lines[0]!), lines[0]);
 });
 
 test('--debug-keep-tmp-files keeps the run dir', async () => {

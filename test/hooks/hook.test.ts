@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { makeTree } from '../helpers/tree.js';
 import { loadHooks, type Hook } from '../../src/hooks/hook.js';
 import { lifecycleContext, onStartupContext } from '../../src/hooks/binding-context.js';
@@ -72,7 +72,8 @@ test('hook names, identity and ordering data come from discovery and config', as
     'global-hooks/hooks/sub/second.sh': '#!/bin/sh\n[ "$1" = --config ] && echo \'{"onStartup": 3}\' && exit 0\nexit 0\n',
     'global-hooks/hooks/lib/helper.sh': '#!/bin/sh\nexit 1\n',
   });
-  const hooks = await loadHooks(join(root, 'global-hooks/hooks'), { kind: 'global', timeoutMs: 10_000 });
+  // a relative hooks dir (the default `global-hooks` is one) works: hooks run from their dir's parent
+  const hooks = await loadHooks(relative(process.cwd(), join(root, 'global-hooks/hooks')), { kind: 'global', timeoutMs: 10_000 });
   assert.deepEqual(hooks.map((h) => [h.name, h.config.version, h.config.onStartup]), [['hooks/010-first.sh', 'v1', 5], ['hooks/sub/second.sh', 'v0', 3]]);
   assert.equal(hooks[0]!.id, `(global):${join(root, 'global-hooks/hooks/010-first.sh')}`);
   const out = await hooks[1]!.run({ contexts: [onStartupContext()], values: { global: {} }, configValues: { global: {} } }, runtime(root));
