@@ -1,7 +1,7 @@
 /** Go's fmt: Sprint, Sprintln, Sprintf with verbs, flags, width, precision and Go's error forms. */
 import { formatFloat } from './floatfmt.js';
 import { goQuote, goQuoteRune, canBackquote } from './strconv.js';
-import { GoComplex, GoInt, isMap, sortedKeys, typeName, utf8, isStruct } from './values.js';
+import { GoComplex, GoInt, goSyntaxOf, isMap, sortedKeys, typeName, utf8, isStruct } from './values.js';
 
 interface Flags {
   plus: boolean;
@@ -59,7 +59,6 @@ function fmtInteger(u: bigint, unsigned: boolean, verb: string, f: Flags, typ: s
     case 'O':
       digits = a.toString(8);
       if (verb === 'O') prefix = '0o';
-      else if (f.sharp && digits !== '0') prefix = '0';
       break;
     case 'x':
       digits = a.toString(16);
@@ -76,12 +75,13 @@ function fmtInteger(u: bigint, unsigned: boolean, verb: string, f: Flags, typ: s
     case 'U': {
       let s = 'U+' + (u < 0n ? BigInt.asUintN(64, u) : a).toString(16).toUpperCase().padStart(4, '0');
       if (f.sharp && u >= 0n && u <= 0x10ffffn && isPrintable(Number(u))) s += " '" + String.fromCodePoint(Number(u)) + "'";
-      return pad(s, f);
+      return pad(s, { ...f, zero: false });
     }
     default:
       return badVerbTyped(verb, typ, fmtInteger(u, unsigned, 'v', f, typ));
   }
-  // precision
+  // precision; a zero value with precision 0 prints only the padding (no sign, no prefix)
+  if (f.prec === 0 && a === 0n) return ' '.repeat(Math.max(0, f.wid));
   if (f.prec >= 0) {
     if (f.prec === 0 && a === 0n) digits = '';
     else if (digits.length < f.prec) digits = '0'.repeat(f.prec - digits.length) + digits;
@@ -90,6 +90,8 @@ function fmtInteger(u: bigint, unsigned: boolean, verb: string, f: Flags, typ: s
     if (neg || f.plus || f.space) w--;
     if (digits.length < w) digits = '0'.repeat(w - digits.length) + digits;
   }
+  // %#o and %#O: a leading 0 unless the digits (padded to the precision) start with one
+  if ((verb === 'o' || verb === 'O') && f.sharp && digits[0] !== '0') digits = '0' + digits;
   let sign = '';
   if (neg) sign = '-';
   else if (f.plus) sign = '+';
@@ -147,24 +149,32 @@ function fmtFloat(v: number, verb: string, f: Flags): string {
     return pad(num, { ...f, zero: false });
   }
   if (f.sharp && verb !== 'b') {
-    // force a decimal point; keep trailing zeros for %g
+    // Go: force a decimal point; %g/%v and %x keep `prec` significant digits (6 when shortest).
+    // Every char after the sign counts as a digit once a non-'0' one is seen, the 'x' of "0x" too.
     let digits = 0;
-    let body = num.slice(1);
-    if (verb === 'v' || verb === 'g' || verb === 'G') {
-      digits = prec < 0 ? 6 : prec === 0 ? 1 : prec;
-    }
+    if (fverb === 'g' || fverb === 'G' || fverb === 'x') digits = prec === -1 ? 6 : prec;
+    let body = num;
     let tail = '';
-    const ei = body.search(/[eEpP]/);
-    if (ei >= 0) {
-      tail = body.slice(ei);
-      body = body.slice(0, ei);
+    let hasDot = false;
+    let nonzero = false;
+    for (let i = 1; i < body.length; i++) {
+      const c = body[i];
+      if (c === '.') hasDot = true;
+      else if (c === 'p' || c === 'P' || ((c === 'e' || c === 'E') && fverb !== 'x' && fverb !== 'X')) {
+        tail = body.slice(i);
+        body = body.slice(0, i);
+        break;
+      } else {
+        nonzero = nonzero || c !== '0';
+        if (nonzero) digits--;
+      }
     }
-    if (!body.includes('.')) body += '.';
-    if (digits > 0) {
-      const sig = body.replace('.', '').replace(/^0+/, '').length;
-      if (sig < digits) body += '0'.repeat(digits - Math.max(sig, body.replace('.', '') === '0' ? 1 : sig) + (body.replace('.', '').replace(/^0+/, '') === '' ? 0 : 0));
+    if (!hasDot) {
+      if (body.length === 2 && body[1] === '0') digits--;
+      body += '.';
     }
-    num = num[0] + body + tail;
+    if (digits > 0) body += '0'.repeat(digits);
+    num = body + tail;
   }
   if (f.plus || num[0] !== '+') {
     if (f.zero && !f.minus && f.wid > num.length) {
@@ -227,9 +237,15 @@ export function formatValue(v: unknown, verb: string, f: Flags = PLAIN, depth = 
     if (verb === 'T' || verb === 'v') return pad('<nil>', f);
     return `%!${verb}(<nil>)`;
   }
-  if (verb === 'T') return pad(typeName(v), f);
-  if (f.sharpV) return pad(goSyntax(v, depth), { ...f, zero: false });
-  if (verb === 'p') return `%!p(${typeName(v)}=${formatValue(v, 'v')})`;
+  if (verb === 'T') return padString(typeName(v), f);
+  if (f.sharpV) return goSyntax(v, depth, f);
+  if (verb === 'p') {
+    // maps, slices, functions and pointers print their address (Go's differs from run to run)
+    if (Array.isArray(v) || isMap(v) || typeof v === 'function' || typeName(v).startsWith('*')) {
+      return pad(f.sharp ? 'c000010000' : '0xc000010000', f);
+    }
+    return badVerbTyped('p', typeName(v), formatValue(v, 'v', f, depth));
+  }
   switch (typeof v) {
     case 'boolean':
       if (verb === 't' || verb === 'v') return pad(v ? 'true' : 'false', f);
@@ -249,7 +265,7 @@ export function formatValue(v: unknown, verb: string, f: Flags = PLAIN, depth = 
     return fmtInteger(v.v, v.type.startsWith('u'), verb, f, v.type);
   }
   if (v instanceof GoComplex) {
-    if (!'vbgGxXfFeE'.includes(verb)) return `%!${verb}(complex128=${formatValue(v, 'v')})`;
+    if (!'vbgGxXfFeE'.includes(verb)) return `%!${verb}(complex128=${formatValue(v, 'v', f)})`;
     return '(' + fmtFloat(v.re, verb, f) + fmtFloat(v.im, verb, { ...f, plus: true }) + 'i)';
   }
   if (v instanceof Uint8Array) {
@@ -296,25 +312,33 @@ export function formatValue(v: unknown, verb: string, f: Flags = PLAIN, depth = 
   return String(v);
 }
 
-/** %#v: Go-syntax representation. */
-function goSyntax(v: unknown, depth: number): string {
-  if (v === null || v === undefined) return depth > 0 ? 'interface {}(nil)' : '<nil>';
+/** %#v: Go-syntax representation; width and flags apply to each scalar, as in Go. */
+function goSyntax(v: unknown, depth: number, f: Flags): string {
+  if (v === null || v === undefined) return depth > 0 ? 'interface {}(nil)' : pad('<nil>', f);
   switch (typeof v) {
     case 'string':
-      return goQuote(v);
+      return pad(goQuote(truncPrec(v, f)), f);
     case 'boolean':
-      return v ? 'true' : 'false';
+      return pad(v ? 'true' : 'false', f);
     case 'number':
-      return formatFloat(v, 'g', -1);
+      return fmtFloat(v, 'v', { ...f, sharp: false, sharpV: false });
     case 'bigint':
-      return v.toString();
+      return fmtInteger(v, false, 'v', f, 'int');
   }
-  if (v instanceof GoInt) return v.type.startsWith('u') ? '0x' + v.v.toString(16) : v.v.toString();
-  if (Array.isArray(v)) return typeName(v) + '{' + v.map((x) => goSyntax(x, depth + 1)).join(', ') + '}';
+  if (v instanceof GoInt) {
+    const unsigned = v.type.startsWith('u');
+    return unsigned ? fmtInteger(v.v, true, 'x', { ...f, sharp: true }, v.type) : fmtInteger(v.v, false, 'v', f, v.type);
+  }
+  if (v instanceof GoComplex) {
+    const fl = { ...f, sharp: false, sharpV: false };
+    return '(' + fmtFloat(v.re, 'v', fl) + fmtFloat(v.im, 'v', { ...fl, plus: true }) + 'i)';
+  }
+  if (Array.isArray(v)) return typeName(v) + '{' + v.map((x) => goSyntax(x, depth + 1, f)).join(', ') + '}';
   if (isMap(v)) {
-    return typeName(v) + '{' + sortedKeys(v).map((k) => goQuote(k) + ':' + goSyntax(v[k], depth + 1)).join(', ') + '}';
+    return typeName(v) + '{' + sortedKeys(v).map((k) => goSyntax(k, depth + 1, f) + ':' + goSyntax(v[k], depth + 1, f)).join(', ') + '}';
   }
-  return formatValue(v, 'v', PLAIN, depth);
+  if (typeof v === 'object' && typeof (v as any)[goSyntaxOf] === 'function') return (v as any)[goSyntaxOf](depth);
+  return pad(formatValue(v, 'v', PLAIN, depth), { ...f, zero: false });
 }
 
 /** fmt.Sprint: spaces between operands when neither side is a string. */

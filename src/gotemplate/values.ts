@@ -26,6 +26,9 @@
 export type IntType = 'int8' | 'int16' | 'int32' | 'int64' | 'uint' | 'uint8' | 'uint16' | 'uint32' | 'uint64';
 
 /** A Go integer of a type other than `int` (which is a bare bigint). */
+/** A value's Go syntax for %#v (fmt's GoStringer, or how fmt prints a struct pointer), by depth. */
+export const goSyntaxOf = Symbol('go syntax');
+
 export class GoInt {
   constructor(
     readonly type: IntType,

@@ -217,6 +217,12 @@ test('safety: regular expressions run in linear time (no catastrophic backtracki
   assert.ok(Date.now() - start < 5000, 'regexMatch took too long');
 });
 
+test('fmt: %#v of times is Go\'s GoString, with time.Local for the local zone (as Helm prints it)', () => {
+  assert.match(renderString('{{ printf "%#v" now }}', {}), /^time\.Date\(\d{4}, time\.[A-Z][a-z]+, \d+, \d+, \d+, \d+, \d+, time\.Local\)$/);
+  assert.equal(renderString('{{ printf "%#v" (toDate "2006-01-02" "2024-03-05") }}', {}), 'time.Date(2024, time.March, 5, 0, 0, 0, 0, time.Local)');
+  assert.equal(renderString('{{ (toDate "2006-01-02T15:04:05Z" "2024-03-05T10:11:12Z").UTC.GoString }}', {}), 'time.Date(2024, time.March, 5, 10, 11, 12, 0, time.UTC)');
+});
+
 test('value model: YAML/JSON numbers are float64, template literals are int', () => {
   assert.equal(renderString('{{ .n }}|{{ 1000000 }}|{{ printf "%T %T" .n 1 }}', { n: 1000000 }), '1e+06|1000000|float64 int');
   assert.throws(() => renderString('{{ eq .n 1 }}', { n: 1 }), /incompatible types for comparison/);

@@ -177,6 +177,20 @@ export const printfMore: Topic = {
     '{{ printf "%x" (list "a" 1) }}',
     '{{ printf "%08v|%-08v|" "ab" "ab" }}',
     '{{ printf "%+.2v|%#.3v" 3.14159 2.0 }}',
+    // flags as Go's fmt applies them: %#O, %#x of floats, %p, %T and %U with flags, .0 of zero
+    '{{ printf "%#O|%#O|%#o|%#.4O|%O" 255 -255 0 8 0 }}',
+    '{{ printf "%#x|%+#x|% #X|%#08x|%#.3x|%#x" 3.5 3.5 3.5 3.5 3.5 -0.0 }}',
+    '{{ printf "%#g|%#.2g|%#v|%#e|%#.0f|%#G" 1.0 100.0 3.0 1.0 2.0 1e21 }}',
+    '{{ printf "%p|%#p|%+p|%5p" 1 2.5 "s" true }}',
+    '{{ printf "%.3T|%05.3T|%-8T|%.0T|" 1.5 1.5 "s" 1 }}',
+    '{{ printf "%012U|%-10U|%#012U|" 65 66 67 }}',
+    '{{ printf "%+5.0x|% .0d|%#.0o|%#5.0X|%+.0b|" 0 0 0 0 0 }}',
+    '{{ printf "%#o|%+q|%#q|%x|%U" 1i 1i 1i (2.5-1i) 1i }}',
+    '{{ printf "%0#12v|%-#6v|%#5.0v|%#.1v" -7 3.5 (2.5-1i) "abc" }}',
+    '{{ printf "%#6v" (list 1 "a" nil) }}|{{ printf "%#4v" (dict "k" 2) }}',
+    '{{ printf "%6.2v|%-7v|%T" nil nil nil }}',
+    '{{ printf "%#v" (semver "1.2.3-rc.1+b5") }}|{{ printf "%#v" ((toDate "2006-01-02T15:04:05Z" "2024-03-05T10:11:12Z").UTC) }}',
+    '{{ printf "%#v" (toDate "2006-01-02T15:04:05Z07:00" "2024-03-05T10:11:12+02:00") }}',
   ],
 };
 

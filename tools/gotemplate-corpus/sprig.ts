@@ -400,6 +400,9 @@ export const lists: Topic = {
     '{{ append (list) (list) }}',
     '{{ prepend nil 1 }}',
     '{{ tuple }}',
+    '{{ push (list 1) 2 }}|{{ mustPush (list "a") "b" | toJson }}|{{ push .Values.list "d" }}|{{ .Values.list }}',
+    '{{ mustPush .Values.missing 1 }}',
+    '{{ push "abc" 1 }}',
   ],
 };
 

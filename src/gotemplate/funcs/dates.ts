@@ -1,6 +1,7 @@
 /** Go's time.Time (formatting/parsing with Go layouts, zones via Intl) and sprig's date functions. */
 import type { FuncDef } from '../exec.js';
-import { GoInt, isInt, intOf } from '../values.js';
+import { GoInt, goSyntaxOf, isInt, intOf } from '../values.js';
+import { goQuote } from '../strconv.js';
 
 export interface Zone {
   name: string; // "UTC", "Local" or an IANA name
@@ -213,6 +214,19 @@ export class GoTime {
     let guess = wall;
     for (let i = 0; i < 2; i++) guess = wall - (this.fixedOffset ?? zoneAt(this.zone, guess)).offset;
     return new GoTime(guess, this.nsec, this.zone, this.fixedOffset);
+  }
+  /** Go's Time.GoString, which %#v prints: time.Date(2024, time.March, 5, 0, 0, 0, 0, time.UTC). */
+  GoString(): string {
+    const f = this.fields();
+    let loc: string;
+    if (this.fixedOffset) loc = `time.Location(${goQuote(this.fixedOffset.abbr)})`;
+    else if (this.zone.name === 'UTC') loc = 'time.UTC';
+    else if (this.zone.name === 'Local') loc = 'time.Local';
+    else loc = `time.Location(${goQuote(this.zone.name)})`;
+    return `time.Date(${f.year}, time.${LONG_MONTHS[f.month - 1]}, ${f.day}, ${f.hour}, ${f.min}, ${f.sec}, ${this.nsec}, ${loc})`;
+  }
+  [goSyntaxOf](): string {
+    return this.GoString();
   }
   String(): string {
     return formatTime(this, '2006-01-02 15:04:05.999999999 -0700 MST');

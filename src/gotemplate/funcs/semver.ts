@@ -1,6 +1,7 @@
 /** Masterminds/semver v3 (as sprig's semver/semverCompare use it): versions and constraints. */
 import type { FuncDef } from '../exec.js';
-import { GoInt } from '../values.js';
+import { GoInt, goSyntaxOf } from '../values.js';
+import { goQuote } from '../strconv.js';
 
 const VERSION_RE = /^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$/;
 
@@ -16,6 +17,16 @@ export class SemverVersion {
     readonly metadata: string,
     readonly original: string,
   ) {}
+
+  /** %#v of a *semver.Version: the struct's fields at the top, a pointer inside a value (Go prints its address). */
+  [goSyntaxOf](depth: number): string {
+    if (depth > 0) return '(*semver.Version)(0xc000010000)';
+    const hex = (n: bigint): string => '0x' + n.toString(16);
+    return (
+      `&semver.Version{major:${hex(this.major)}, minor:${hex(this.minor)}, patch:${hex(this.patch)}, ` +
+      `pre:${goQuote(this.pre)}, metadata:${goQuote(this.metadata)}, original:${goQuote(this.original)}}`
+    );
+  }
 
   static parse(v: string): SemverVersion {
     const m = VERSION_RE.exec(v);
