@@ -35,6 +35,18 @@ test('a parsed set is shared safely: nested and interleaved executions do not in
   assert.equal(out, 'x|inner|outer');
 });
 
+test('execution never changes the parsed set', () => {
+  const set = new TemplateSet();
+  set.parse('h', '{{ define "x" }}{{ range $i, $v := . }}{{ $i }}{{ include "y" $v }}{{ end }}{{ end }}{{ define "y" }}<{{ . }}>{{ end }}');
+  set.parse('m', '{{ $a := 1 }}{{ include "x" .l }}{{ tpl "{{ define \\"z\\" }}Z{{ end }}{{ template \\"z\\" }}" . }}{{ template "y" $a }}');
+  const snapshot = (): string =>
+    JSON.stringify(set.names().sort().map((n) => [n, set.lookup(n)]), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+  const before = snapshot();
+  assert.equal(set.render('m', { l: ['a', 'b'] }), '0<a>1<b>Z<1>');
+  assert.equal(set.render('m', { l: [] }), 'Z<1>');
+  assert.equal(snapshot(), before);
+});
+
 test('tpl defines do not leak into the shared set', () => {
   const set = new TemplateSet();
   set.parse('main', '{{ tpl "{{ define \\"leak\\" }}L{{ end }}{{ include \\"leak\\" . }}" . }}');
@@ -113,6 +125,61 @@ test('safety: no environment access', () => {
   assert.throws(() => renderString('{{ env "GOTEMPLATE_SECRET_TEST" }}', {}), /function "env" not defined/);
   assert.throws(() => renderString('{{ expandenv "$GOTEMPLATE_SECRET_TEST" }}', {}), /function "expandenv" not defined/);
   delete process.env.GOTEMPLATE_SECRET_TEST;
+});
+
+test('functions: every Sprig function but env/expandenv, Helm\'s functions and Go\'s built-ins, nothing else', async () => {
+  const { defaultFuncs } = await import('../../src/gotemplate/funcs/index.js');
+  // Sprig 3.3.0's function map (functions.go genericMap), by group of its documentation
+  const sprig = {
+    strings:
+      'abbrev abbrevboth trunc trim upper lower title untitle substr repeat trimall trimAll trimSuffix trimPrefix nospace initials ' +
+      'randAlphaNum randAlpha randAscii randNumeric swapcase shuffle snakecase camelcase kebabcase wrap wrapWith contains hasPrefix ' +
+      'hasSuffix quote squote cat indent nindent replace plural sha1sum sha256sum sha512sum adler32sum toString seq hello',
+    stringLists: 'split splitList splitn toStrings join sortAlpha',
+    math: 'add1 add sub div mod mul randInt biggest max min ceil floor round atoi int64 int float64 toDecimal',
+    floatMath: 'add1f addf subf divf mulf maxf minf',
+    intLists: 'until untilStep',
+    dates:
+      'ago date date_in_zone date_modify dateInZone dateModify duration durationRound htmlDate htmlDateInZone must_date_modify ' +
+      'mustDateModify mustToDate now toDate unixEpoch',
+    defaults: 'default empty coalesce all any compact mustCompact ternary fromJson toJson toPrettyJson toRawJson mustFromJson mustToJson mustToPrettyJson mustToRawJson',
+    encoding: 'b64enc b64dec b32enc b32dec',
+    lists:
+      'list tuple append push mustAppend mustPush prepend mustPrepend first mustFirst rest mustRest last mustLast initial mustInitial ' +
+      'reverse mustReverse uniq mustUniq without mustWithout has mustHas slice mustSlice concat chunk mustChunk',
+    dicts: 'dict get set unset hasKey pluck keys pick omit merge mergeOverwrite mustMerge mustMergeOverwrite values deepCopy mustDeepCopy dig',
+    reflection: 'typeOf typeIs typeIsLike kindOf kindIs deepEqual',
+    paths: 'base dir clean ext isAbs osBase osClean osDir osExt osIsAbs',
+    flow: 'fail',
+    uuid: 'uuidv4',
+    regex:
+      'regexMatch mustRegexMatch regexFindAll mustRegexFindAll regexFind mustRegexFind regexReplaceAll mustRegexReplaceAll ' +
+      'regexReplaceAllLiteral mustRegexReplaceAllLiteral regexSplit mustRegexSplit regexQuoteMeta',
+    semver: 'semver semverCompare',
+    crypto:
+      'bcrypt htpasswd genPrivateKey derivePassword buildCustomCert genCA genCAWithKey genSelfSignedCert genSelfSignedCertWithKey ' +
+      'genSignedCert genSignedCertWithKey encryptAES decryptAES randBytes',
+    url: 'urlParse urlJoin',
+    network: 'getHostByName',
+  };
+  const helm = 'include tpl required toYaml mustToYaml fromYaml fromYamlArray toJson mustToJson fromJson fromJsonArray toToml lookup';
+  const go = 'and or not len index slice print printf println html js urlquery eq ne lt le gt ge call';
+  const want = new Set([...Object.values(sprig), helm, go].join(' ').split(' '));
+  assert.deepEqual([...defaultFuncs().keys()].sort(), [...want].sort());
+  assert.ok(!want.has('env') && !want.has('expandenv'));
+});
+
+test('safety: no file or network access from templates', () => {
+  // getHostByName does no DNS lookup, as in Helm without --enable-dns
+  assert.equal(renderString('[{{ getHostByName "localhost" }}]', {}), '[]');
+  // a path is only ever a template name; there is no function that reads files
+  assert.throws(() => renderString('{{ include "/etc/passwd" . }}', {}), /no template "\/etc\/passwd" associated with template "gotpl"/);
+  assert.throws(() => renderString('{{ template "/etc/passwd" }}', {}), /template "\/etc\/passwd" not defined/);
+  for (const f of ['readFile', 'file', 'glob', 'exec', 'shell', 'httpGet']) {
+    assert.throws(() => renderString(`{{ ${f} "/etc/passwd" }}`, {}), new RegExp(`function "${f}" not defined`));
+  }
+  // .Files is whatever the caller passes: without it there is nothing to call
+  assert.throws(() => renderString('{{ .Files.Get "/etc/passwd" }}', {}), /nil pointer evaluating interface \{\}\.Get/);
 });
 
 test('safety: infinite {{template}} recursion is an error, not a crash', () => {
