@@ -11,16 +11,17 @@
  * calls `data.Files.Get("x")` and `.Capabilities.APIVersions.Has "apps/v1"` works the same way.
  *
  * Safety: templates have no access to the environment (`env`/`expandenv` are absent) or to files
- * other than what the caller exposes; recursion is bounded (`maxDepth`, Helm's include limit); the
- * output size is bounded (`maxOutputLength`); JS stack exhaustion is reported as a template error.
+ * other than what the caller exposes; recursion is bounded (`maxDepth`, Helm's include limit) and
+ * does not use the JS stack; the output size is bounded (`maxOutputLength`); JS stack exhaustion
+ * (deep values in a function) is reported as a template error.
  */
 import { TemplateSet, type TemplateSetOptions } from './template.js';
 export { helmParseOrder, templateBasePath, renderChartFiles } from './template.js';
-import { TemplateExecError, TemplateLimitError, isStackOverflow, type ExecOptions, type FuncDef, type PrivateKeyType } from './exec.js';
+import { TemplateExecError, TemplateLimitError, isStackOverflow, type ExecGen, type ExecOptions, type FuncDef, type PrivateKeyType } from './exec.js';
 import { TemplateParseError } from './parser.js';
 
 export { TemplateSet, TemplateExecError, TemplateLimitError, TemplateParseError };
-export type { ExecOptions, FuncDef, PrivateKeyType, TemplateSetOptions };
+export type { ExecGen, ExecOptions, FuncDef, PrivateKeyType, TemplateSetOptions };
 export { generatePrivateKey } from './funcs/crypto.js';
 export { GoInt, withGoType, typeName, kindName, utf8 as goBytes } from './values.js';
 export { GoTime } from './funcs/dates.js';

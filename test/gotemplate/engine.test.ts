@@ -14,6 +14,7 @@ import {
   TemplateLimitError,
   TemplateParseError,
   TemplateExecError,
+  type FuncDef,
 } from '../../src/gotemplate/index.js';
 
 test('parse once, execute many times with different data', () => {
@@ -220,6 +221,22 @@ test('depth: nesting is not bounded by the JS stack (template, include of many n
       '{{ template "deep" .n }}|{{ include "a" .m }}|{{ include "viatpl" .t }}|{{ and 1 (include "deep" 2000) }}',
   );
   assert.equal(set.render('m', { n: 20000n, m: 1800n, t: 2000n }), 'bottom|A|T|bottom');
+});
+
+test('depth: a custom function that runs templates (FuncDef gen) nests without the JS stack too', () => {
+  const bracket: FuncDef = {
+    params: ['string', 'interface {}'],
+    fn: () => {
+      throw new Error('not used: the executor calls gen');
+    },
+    *gen([name, data], ctx) {
+      return `[${(yield ctx.call(name, data)) as string}]`;
+    },
+  };
+  const set = new TemplateSet({ funcs: { bracket } });
+  set.parse('m', '{{ define "t" }}{{ if gt (int .) 0 }}{{ bracket "t" (sub . 1) }}{{ else }}.{{ end }}{{ end }}{{ bracket "t" .n }}');
+  assert.equal(set.render('m', { n: 2n }), '[[[.]]]');
+  assert.equal(set.render('m', { n: 5000n }), '['.repeat(5001) + '.' + ']'.repeat(5001));
 });
 
 test('depth: an error deep down keeps Go\'s locations and Helm\'s presentation', async () => {
