@@ -18,7 +18,8 @@
 // Go versions: the expected results are Go 1.19's (Debian bookworm's golang-go, the version of the
 // public cases). The same inputs also run through a Go 1.23 build of the reference
 // (bookworm-backports golang-1.23-go); a case whose result differs there gets the tag "go119" and a
-// note with Go 1.23's result. Cases marked `go: '1.23'` (features Go 1.19 lacks, like {{else with}})
+// note with Go 1.23's result, and that result in `go123` (the conformance test checks the engine,
+// which follows current Go, against it). Cases marked `go: '1.23'` (features Go 1.19 lacks, like {{else with}})
 // take their expected result from Go 1.23 and carry the tag "go123". Range over an integer (Go 1.24)
 // cases are tagged "go-range-int". Cases using functions whose library differs between Debian's
 // Sprig 3.2.3 build and Helm 3.19's Sprig 3.3.0 (xstrings case conversion, mergo merges) are
@@ -62,6 +63,8 @@ interface CorpusCase {
   errorKeywords?: string[];
   tags?: string[];
   note?: string;
+  /** For a "go119" case: what Go 1.23 gives (the engine follows current Go). */
+  go123?: { expected: string; error?: true; goError?: string; errorKeywords?: string[] };
 }
 
 interface CaseToRun {
@@ -73,6 +76,7 @@ interface CaseToRun {
   tags?: string[];
   keywords?: string[];
   go?: '1.23';
+  go123?: CorpusCase['go123'];
 }
 
 function parseArgs(argv: string[]): {
@@ -213,6 +217,10 @@ function main(): void {
       c.tags = [...(c.tags ?? []), 'go119'];
       const shown = new1.error !== undefined ? `error ${JSON.stringify(new1.error)}` : JSON.stringify(new1.output);
       c.note = `${c.note ? c.note + '; ' : ''}Go 1.19 result; Go 1.23 gives ${shown}`;
+      if (new1.error !== undefined) {
+        const goError = new1.goError ?? new1.error;
+        c.go123 = { expected: new1.error, error: true, goError, errorKeywords: errorKeywords(goError, new1.error) };
+      } else c.go123 = { expected: new1.output ?? '' };
     } else if (c.go === '1.23' && sameResult(old1, new1)) {
       throw new Error(`${c.id}: marked go 1.23 but Go 1.19 gives the same result`);
     }
@@ -229,7 +237,7 @@ function main(): void {
       }
     }
     const base = { id: c.id, source: c.source, template: c.template, data: c.data };
-    const extra = { ...(c.tags ? { tags: c.tags } : {}), ...(c.note ? { note: c.note } : {}) };
+    const extra = { ...(c.tags ? { tags: c.tags } : {}), ...(c.note ? { note: c.note } : {}), ...(c.go123 ? { go123: c.go123 } : {}) };
     if (a.error !== undefined) {
       const goError = a.goError ?? a.error;
       let words = errorKeywords(goError, a.error);
