@@ -1,6 +1,6 @@
 /** `addon-operator sandbox`: only the embedded API server, in the foreground. */
 import type { Command } from 'commander';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 import { UserError } from '../util/errors.js';
 
 function parseListen(v: string): { host: string; port: number } {
@@ -40,6 +40,8 @@ export function registerSandboxCommand(program: Command): Command {
       const options: SandboxOptions = { host, port, seedFiles: opts.seed, tls: !opts.insecureHttp };
       if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
       if (opts.dataDir) options.dataDir = opts.dataDir;
+      // imported here: the other commands do not pay for loading the server
+      const { startSandbox } = await import('../sandbox/index.js');
       let sb: Sandbox;
       try {
         sb = await startSandbox(options);

@@ -2,27 +2,12 @@
  * `addon-operator start` (also the default command): the operator against a Kubernetes API — the
  * cluster of the kubeconfig (or in-cluster config), or with `--sandbox` the embedded API server
  * started in the same process. Flags and environment variables as in reference/addon-operator.md §2.
+ * The operator itself (start-run.ts) is imported only when the command runs: other commands stay quick.
  */
 import { Command, Option } from 'commander';
-import { existsSync, mkdirSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
-import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
-import { initJq } from '../jq/index.js';
-import { ModuleManager } from '../modules/manager.js';
-import { Operator } from '../operator/operator.js';
-import type { KubernetesPort } from '../operator/ports.js';
-import { RestMapper } from '../kube/mapper.js';
-import { KubeMonitors } from '../kube/monitor.js';
-import { ObjectPatcher } from '../kube/object-patcher.js';
-import { ConfigMapSource } from '../kube/configmap-source.js';
-import { requestJson, KubeApiError } from '../kube/http.js';
-import { HelmReleases } from '../helm/releases.js';
-import { startSandbox, type Sandbox } from '../sandbox/index.js';
-import { UserError, errorMessage } from '../util/errors.js';
-import { ENV, fromEnv, parseDuration, parseOrder } from './env.js';
+import { ENV, fromEnv } from './env.js';
 
-interface StartOptions {
+export interface StartOptions {
   modulesDir: string;
   globalHooksDir: string;
   unnumberedModulesOrder: string;
@@ -44,9 +29,6 @@ interface StartOptions {
   sandboxSeed: string[];
   sandboxKubeconfig?: string;
 }
-
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
-const LOG_TYPES = ['json', 'text', 'color'];
 
 const envBool = (names: readonly string[]) => ['true', '1', 'yes'].includes(fromEnv(names, 'false').toLowerCase());
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -76,155 +58,8 @@ export function registerStart(program: Command): Command {
     .option('--sandbox-seed <file>', 'with --sandbox: load this multi-document YAML at start (repeatable)', collect, [])
     .option('--sandbox-kubeconfig <path>', "with --sandbox: write the sandbox's kubeconfig here")
     .action(async (opts: StartOptions) => {
+      const { runStart } = await import('./start-run.js');
       await runStart(opts);
     });
 }
 
-function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number } {
-  if (!LOG_LEVELS.includes(opts.logLevel)) throw new UserError(`--log-level: "${opts.logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
-  if (!LOG_TYPES.includes(opts.logType)) throw new UserError(`--log-type: "${opts.logType}" is not one of ${LOG_TYPES.join(', ')}`);
-  if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
-  if (!existsSync(opts.globalHooksDir)) throw new UserError(`global hooks dir ${opts.globalHooksDir} does not exist (--global-hooks-dir, env GLOBAL_HOOKS_DIR)`);
-  if (!opts.sandbox && (opts.sandboxSeed.length || opts.sandboxKubeconfig)) throw new UserError('--sandbox-seed and --sandbox-kubeconfig need --sandbox');
-  parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order');
-  return {
-    hookTimeoutMs: parseDuration(opts.hookTimeout, '--hook-timeout'),
-    shutdownMs: parseDuration(opts.shutdownTimeout, '--shutdown-timeout'),
-    historyMax: parseOrder(opts.helmHistoryMax, '--helm-history-max'),
-  };
-}
-
-function loadKubeConfig(opts: StartOptions, sandbox: Sandbox | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  try {
-    if (sandbox) kc.loadFromFile(sandbox.kubeconfigPath);
-    else if (opts.kubeConfig) kc.loadFromFile(opts.kubeConfig);
-    else kc.loadFromDefault();
-    if (opts.kubeContext) kc.setCurrentContext(opts.kubeContext);
-  } catch (e) {
-    throw new UserError(`cannot load the kubeconfig: ${errorMessage(e)}`);
-  }
-  if (!kc.getCurrentCluster()) throw new UserError('no Kubernetes cluster configured: give --kube-config, set KUBECONFIG, run in a cluster, or use --sandbox');
-  return kc;
-}
-
-/** With --sandbox the namespace is created when missing, so that the quick start needs nothing else. */
-async function ensureNamespace(kc: KubeConfig, namespace: string): Promise<void> {
-  try {
-    await requestJson(kc, 'GET', `/api/v1/namespaces/${namespace}`);
-  } catch (e) {
-    if (!(e instanceof KubeApiError) || e.statusCode !== 404) throw e;
-    await requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  }
-}
-
-async function runStart(opts: StartOptions): Promise<void> {
-  const { hookTimeoutMs, shutdownMs, historyMax } = checkOptions(opts);
-  const log = createLogger({ level: opts.logLevel as LogLevel, type: opts.logType as LogType, noTime: opts.logNoTime });
-  const namespace = opts.namespace || 'default';
-
-  mkdirSync(opts.tmpDir, { recursive: true });
-  await initJq();
-  // a global hook that cannot be configured stops the operator here, before anything else starts
-  // (HOOKS.md): exit code 1
-  const manager = await ModuleManager.load({
-    modulesDir: opts.modulesDir,
-    globalHooksDir: opts.globalHooksDir,
-    unnumberedOrder: parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order'),
-    tmpDir: opts.tmpDir,
-    hookTimeoutMs,
-    keepTmpFiles: opts.debugKeepTmpFiles,
-    warn: (m) => log.warn(m),
-    debug: (m) => log.debug(m),
-  });
-
-  let sandbox: Sandbox | undefined;
-  if (opts.sandbox) {
-    try {
-      sandbox = await startSandbox({ seedFiles: opts.sandboxSeed, ...(opts.sandboxKubeconfig ? { kubeconfigPath: opts.sandboxKubeconfig } : {}) });
-    } catch (e) {
-      throw new UserError(`sandbox: ${errorMessage(e)}`, { cause: e });
-    }
-    log.info({ url: sandbox.url, kubeconfig: sandbox.kubeconfigPath }, 'embedded API server started (sandbox: not a production cluster)');
-  }
-  try {
-    await runOperator(opts, { log, manager, sandbox, namespace, shutdownMs, historyMax });
-  } finally {
-    await sandbox?.stop();
-  }
-}
-
-interface RunContext {
-  log: Logger;
-  manager: ModuleManager;
-  sandbox: Sandbox | undefined;
-  namespace: string;
-  shutdownMs: number;
-  historyMax: number;
-}
-
-async function runOperator(opts: StartOptions, { log, manager, sandbox, namespace, shutdownMs, historyMax }: RunContext): Promise<void> {
-  const kc = loadKubeConfig(opts, sandbox);
-  if (sandbox) await ensureNamespace(kc, namespace);
-
-  const mapper = new RestMapper(kc);
-  const monitors = new KubeMonitors({ kc, resolve: (apiVersion, kind) => mapper.resolve(apiVersion, kind) });
-  const patcher = new ObjectPatcher({ kc, mapper });
-  const kube: KubernetesPort = {
-    createMonitor: (binding, options) => monitors.createMonitor(binding, options),
-    applyOperations: (operations, options) => patcher.applyOperations(operations, options),
-  };
-  const operator = new Operator({
-    manager,
-    namespace,
-    kube,
-    helm: new HelmReleases({ kc, mapper, historyMax }),
-    config: new ConfigMapSource({ kc, namespace, name: opts.configMap }),
-    logger: log,
-    helmIgnoreRelease: opts.helmIgnoreRelease || undefined,
-    proxyHookJsonLogs: opts.logProxyHookJson,
-  });
-  const stopped = stopOnSignals(operator, log, shutdownMs);
-  try {
-    await operator.start();
-  } catch (e) {
-    await operator.stop();
-    throw e;
-  }
-  log.info({ namespace, modules: manager.set.modules.length, globalHooks: manager.globalHooks.length }, 'operator started');
-  void operator.converge.whenFirstDone().then(() => log.info({ enabledModules: manager.enabledModules }, 'startup converge done'));
-  await stopped;
-  log.info('operator stopped');
-}
-
-/**
- * SIGTERM/SIGINT: nothing new starts and the running hooks may finish within `graceMs`; a second
- * signal, or the grace period running out, ends the process at once (128 + signal number).
- */
-function stopOnSignals(operator: Operator, log: Logger, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      const code = 128 + (signal === 'SIGINT' ? 2 : 15);
-      if (stopping) {
-        log.warn({ signal }, 'second signal: exiting now');
-        process.exit(code);
-      }
-      stopping = true;
-      log.info({ signal, graceMs }, 'stopping: running tasks may finish, nothing new starts');
-      const timer = setTimeout(() => {
-        log.error({ graceMs }, 'shutdown timeout: exiting with tasks still running');
-        process.exit(code);
-      }, graceMs);
-      timer.unref();
-      void operator.stop().then(() => {
-        clearTimeout(timer);
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        resolve();
-      });
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
-}
