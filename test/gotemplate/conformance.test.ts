@@ -63,12 +63,15 @@ function runCase(c: Case): string | null {
   return out === c.expected ? null : `got ${JSON.stringify(out)}, want ${JSON.stringify(c.expected)}`;
 }
 
-// The public cases were made with Debian's Sprig 3.2.3 and its xstrings 1.3.3; Helm 3.19 (DESIGN §4.15)
-// links Sprig 3.3.0 with xstrings 1.5.0, whose camelcase is lower camel case ("my_app-name" ->
-// "myAppName"; see tools/gotemplate-ref/README.md, "Library versions"). These cases are checked
-// against Helm 3.19's result instead, and only while the public set still has the older one.
+// The public cases were made with Debian's Sprig 3.2.3, its xstrings 1.3.3 and semver 3.2.0; Helm 3.19
+// (DESIGN §4.15) links Sprig 3.3.0 with xstrings 1.5.0, whose camelcase is lower camel case
+// ("my_app-name" -> "myAppName"), and Masterminds/semver 3.4.0, whose error messages are lower case
+// ("invalid semantic version"; see tools/gotemplate-ref/README.md, "Library versions"). These cases
+// are checked against Helm 3.19's result instead, and only while the public set still has the older one.
+const SEMVER_ERR = 'template: main:1:3: executing "main" at <semverCompare ">=1.x" "nope">: error calling semverCompare: ';
 const HELM_319: Record<string, { debian: string; helm319: string }> = {
   'pub-strings-023': { debian: 'http_server_name|my-app-name|MyAppName|AbC', helm319: 'http_server_name|my-app-name|myAppName|AbC' },
+  'pub-strings-017': { debian: SEMVER_ERR + 'Invalid Semantic Version', helm319: SEMVER_ERR + 'invalid semantic version' },
 };
 
 function withHelm319(c: Case): Case {

@@ -1,9 +1,46 @@
-/** Masterminds/semver v3 (as sprig's semver/semverCompare use it): versions and constraints. */
+/**
+ * Masterminds/semver v3.4.0 (the version Helm 3.19 links; see README, "Library versions"), as Sprig's
+ * `semver`/`semverCompare` and Helm's kubeVersion checks use it: `NewVersion` (which coerces, the
+ * default since 3.4.0), `NewConstraint` and `Constraints.Check`.
+ */
 import type { FuncDef } from '../exec.js';
 import { GoInt, goSyntaxOf } from '../values.js';
 import { goQuote } from '../strconv.js';
+import { Re2 } from '../re2.js';
 
+// NewVersion's loose pattern (`looseSemVerRegex`): leading zeros and a missing minor/patch pass.
 const VERSION_RE = /^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$/;
+const UINT64_MAX = (1n << 64n) - 1n;
+const ALLOWED = /^[0-9A-Za-z-]*$/;
+const DIGITS = /^[0-9]*$/;
+
+/** strconv.ParseUint(s, 10, 64) of a run of ASCII digits. */
+function parseSegment(s: string): bigint {
+  const n = BigInt(s);
+  if (n > UINT64_MAX) throw new Error(`error parsing version segment: strconv.ParseUint: parsing ${goQuote(s)}: value out of range`);
+  return n;
+}
+
+function validatePrerelease(p: string): void {
+  for (const part of p.split('.')) {
+    if (part === '') throw new Error('invalid prerelease string');
+    if (DIGITS.test(part)) {
+      if (part.length > 1 && part[0] === '0') throw new Error('version segment starts with 0');
+    } else if (!ALLOWED.test(part)) throw new Error('invalid prerelease string');
+  }
+}
+
+function validateMetadata(m: string): void {
+  for (const part of m.split('.')) {
+    if (part === '' || !ALLOWED.test(part)) throw new Error('invalid metadata string');
+  }
+}
+
+/** A nil *Version argument: Go's methods dereference it and panic; text/template reports the panic. */
+function deref(o: SemverVersion | null | undefined): SemverVersion {
+  if (o == null) throw new Error('runtime error: invalid memory address or nil pointer dereference');
+  return o;
+}
 
 export class SemverVersion {
   get goTypeName(): string {
@@ -28,17 +65,18 @@ export class SemverVersion {
     );
   }
 
+  /** semver.NewVersion with CoerceNewVersion (3.4.0's default): its results and its error messages. */
   static parse(v: string): SemverVersion {
     const m = VERSION_RE.exec(v);
-    if (!m) throw new Error('Invalid Semantic Version');
-    const num = (s: string | undefined): bigint => (s ? BigInt(s.replace(/^\./, '')) : 0n);
+    if (!m) throw new Error('invalid semantic version');
+    const major = parseSegment(m[1]);
+    const minor = m[2] ? parseSegment(m[2].slice(1)) : 0n;
+    const patch = m[3] ? parseSegment(m[3].slice(1)) : 0n;
     const pre = m[5] ?? '';
-    if (pre) {
-      for (const part of pre.split('.')) {
-        if (/^[0-9]+$/.test(part) && part.length > 1 && part[0] === '0') throw new Error('Version segment starts with 0');
-      }
-    }
-    return new SemverVersion(num(m[1]), num(m[2]), num(m[3]), pre, m[8] ?? '', v);
+    const metadata = m[8] ?? '';
+    if (pre) validatePrerelease(pre);
+    if (metadata) validateMetadata(metadata);
+    return new SemverVersion(major, minor, patch, pre, metadata, v);
   }
 
   Major(): GoInt {
@@ -78,16 +116,27 @@ export class SemverVersion {
   MarshalJSON(): string {
     return JSON.stringify(this.String());
   }
-  Compare(o: SemverVersion): bigint {
-    return BigInt(compareVersions(this, o));
+  Compare(o: SemverVersion | null): bigint {
+    return BigInt(compareVersions(this, deref(o)));
   }
-  LessThan(o: SemverVersion): boolean {
-    return compareVersions(this, o) < 0;
+  LessThan(o: SemverVersion | null): boolean {
+    return compareVersions(this, deref(o)) < 0;
   }
-  GreaterThan(o: SemverVersion): boolean {
-    return compareVersions(this, o) > 0;
+  /** Since semver 3.3.0. */
+  LessThanEqual(o: SemverVersion | null): boolean {
+    return compareVersions(this, deref(o)) <= 0;
   }
-  Equal(o: SemverVersion): boolean {
+  GreaterThan(o: SemverVersion | null): boolean {
+    return compareVersions(this, deref(o)) > 0;
+  }
+  /** Since semver 3.3.0. */
+  GreaterThanEqual(o: SemverVersion | null): boolean {
+    return compareVersions(this, deref(o)) >= 0;
+  }
+  /** A nil argument is unequal (semver 3.3.0; 3.2 panicked). */
+  Equal(o: SemverVersion | null): boolean {
+    if (o === this) return true;
+    if (o == null) return false;
     return compareVersions(this, o) === 0;
   }
   equals(o: unknown): boolean {
@@ -99,31 +148,44 @@ function cmpInt(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** strconv.ParseUint succeeds: digits only, at most 2^64-1 (a longer number compares as a string). */
+function isUint(s: string): boolean {
+  return s !== '' && DIGITS.test(s) && BigInt(s) <= UINT64_MAX;
+}
+
+/** comparePrePart: one dot-separated part of two prereleases ("" when one has fewer parts). */
+function comparePrePart(s: string, o: string): number {
+  if (s === o) return 0;
+  if (s === '') return -1;
+  if (o === '') return 1;
+  const sn = isUint(s);
+  const on = isUint(o);
+  if (!sn && !on) return s > o ? 1 : -1;
+  if (!on) return -1;
+  if (!sn) return 1;
+  return BigInt(s) > BigInt(o) ? 1 : -1;
+}
+
+/** comparePrerelease: part by part, also when one side is empty (as `!=` calls it). */
 function comparePrerelease(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a === '') return 1;
-  if (b === '') return -1;
   const as = a.split('.');
   const bs = b.split('.');
   const n = Math.max(as.length, bs.length);
   for (let i = 0; i < n; i++) {
-    const x = as[i];
-    const y = bs[i];
-    if (x === undefined) return -1;
-    if (y === undefined) return 1;
-    if (x === y) continue;
-    const xn = /^[0-9]+$/.test(x);
-    const yn = /^[0-9]+$/.test(y);
-    if (xn && yn) return cmpInt(BigInt(x), BigInt(y));
-    if (xn) return -1;
-    if (yn) return 1;
-    return x < y ? -1 : 1;
+    const d = comparePrePart(as[i] ?? '', bs[i] ?? '');
+    if (d !== 0) return d;
   }
   return 0;
 }
 
+/** Version.Compare: metadata ignored, a version without a prerelease above one with. */
 export function compareVersions(a: SemverVersion, b: SemverVersion): number {
-  return cmpInt(a.major, b.major) || cmpInt(a.minor, b.minor) || cmpInt(a.patch, b.patch) || comparePrerelease(a.pre, b.pre);
+  const d = cmpInt(a.major, b.major) || cmpInt(a.minor, b.minor) || cmpInt(a.patch, b.patch);
+  if (d !== 0) return d;
+  if (a.pre === '' && b.pre === '') return 0;
+  if (a.pre === '') return 1;
+  if (b.pre === '') return -1;
+  return comparePrerelease(a.pre, b.pre);
 }
 
 interface Constraint {
@@ -134,71 +196,117 @@ interface Constraint {
   patchDirty: boolean;
 }
 
+/** Parsed constraints: OR groups of AND-ed constraints, and whether each group names a prerelease. */
+export interface Constraints {
+  groups: Constraint[][];
+  containsPre: boolean[];
+}
+
+// The library's patterns, run with Go's regexp semantics (RE2: `\s` is ASCII whitespace only,
+// leftmost-first submatches) in linear time.
+const CV = String.raw`v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
+const OPS = String.raw`=||!=|>|<|>=|=>|<=|=<|~|~>|\^`;
+const CONSTRAINT_RE = new Re2(String.raw`^\s*(${OPS})\s*(${CV})\s*$`);
+const RANGE_RE = new Re2(String.raw`\s*(${CV})\s+-\s+(${CV})\s*`);
+const FIND_RE = new Re2(String.raw`(${OPS})\s*(${CV})`);
+const VALID_RE = new Re2(String.raw`^(\s*(${OPS})\s*(${CV})\s*)((?:\s+|,\s*)(${OPS})\s*(${CV})\s*)*$`);
+
+const group = (s: string, m: number[], i: number): string => (m[2 * i] >= 0 ? s.slice(m[2 * i], m[2 * i + 1]) : '');
 const isX = (s: string): boolean => s === 'x' || s === 'X' || s === '*';
-const CV = 'v?([0-9|x|X|\\*]+)(\\.[0-9|x|X|\\*]+)?(\\.[0-9|x|X|\\*]+)?(-([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?(\\+([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?';
-const OPS = '=||!=|>|<|>=|=>|<=|=<|~|~>|\\^';
-const CONSTRAINT_RE = new RegExp(`^\\s*(${OPS})\\s*(${CV})\\s*$`);
-const FIND_RE = new RegExp(`(${OPS})\\s*(${CV})`, 'g');
-const VALID_RE = new RegExp(`^(\\s*(${OPS})\\s*(${CV})\\s*\\,?)+$`);
-const RANGE_RE = new RegExp(`\\s*(${CV})\\s+-\\s+(${CV})\\s*`, 'g');
+
+/** rewriteRange: each `A - B` becomes `>= A, <= B ` (3.2.1+ adds the trailing space). */
+function rewriteRange(s: string): string {
+  let out = s;
+  for (const m of RANGE_RE.findAll(s, -1)) {
+    const whole = s.slice(m[0], m[1]);
+    const at = out.indexOf(whole);
+    if (at >= 0) out = out.slice(0, at) + `>= ${group(s, m, 1)}, <= ${group(s, m, 11)} ` + out.slice(at + whole.length);
+  }
+  return out;
+}
 
 function parseConstraint(c: string): Constraint {
-  const m = CONSTRAINT_RE.exec(c);
+  if (c === '') return { op: '', con: new SemverVersion(0n, 0n, 0n, '', '', '0.0.0'), dirty: true, minorDirty: false, patchDirty: false };
+  const m = CONSTRAINT_RE.exec(c, 0);
   if (!m) throw new Error(`improper constraint: ${c}`);
-  const op = m[1];
-  const major = m[3];
-  const minor = m[4] ?? '';
-  const patch = m[5] ?? '';
-  const rest = (m[6] ?? '') + (m[9] ?? '');
-  let ver = m[2];
+  const op = group(c, m, 1);
+  const major = group(c, m, 3);
+  const minor = group(c, m, 4);
+  const patch = group(c, m, 5);
+  const pre = group(c, m, 6);
+  let ver = group(c, m, 2);
   let dirty = false;
   let minorDirty = false;
   let patchDirty = false;
-  if (isX(major)) {
-    ver = `0.0.0${rest}`;
+  if (isX(major) || major === '') {
+    ver = `0.0.0${pre}`;
     dirty = true;
-  } else if (minor === '' || isX(minor.slice(1))) {
+  } else if (isX(minor.slice(1)) || minor === '') {
     minorDirty = true;
     dirty = true;
-    ver = `${major}.0.0${rest}`;
-  } else if (patch === '' || isX(patch.slice(1))) {
+    ver = `${major}.0.0${pre}`;
+  } else if (isX(patch.slice(1)) || patch === '') {
     dirty = true;
     patchDirty = true;
-    ver = `${major}${minor}.0${rest}`;
+    ver = `${major}${minor}.0${pre}`;
   }
-  const con = SemverVersion.parse(ver);
+  let con: SemverVersion;
+  try {
+    con = SemverVersion.parse(ver);
+  } catch {
+    throw new Error('constraint parser error');
+  }
   return { op, con, dirty, minorDirty, patchDirty };
 }
 
-function check(v: SemverVersion, c: Constraint): boolean {
-  const preBlocked = v.pre !== '' && c.con.pre === '';
+/** semver.NewConstraint: its parse, its errors (`improper constraint: ` names the failing OR group). */
+export function parseConstraints(s: string): Constraints {
+  const groups: Constraint[][] = [];
+  const containsPre: boolean[] = [];
+  for (const or of rewriteRange(s).split('||')) {
+    if (!VALID_RE.test(or)) throw new Error(`improper constraint: ${or}`);
+    const found = FIND_RE.findAll(or, -1).map((m) => or.slice(m[0], m[1]));
+    const cs = (found.length ? found : [or]).map(parseConstraint);
+    groups.push(cs);
+    containsPre.push(cs.some((c) => c.con.pre !== ''));
+  }
+  return { groups, containsPre };
+}
+
+function tilde(v: SemverVersion, c: Constraint): boolean {
+  if (compareVersions(v, c.con) < 0) return false;
+  // ~0.0.0 (also `*`, `x`) accepts every version.
+  if (c.con.major === 0n && c.con.minor === 0n && c.con.patch === 0n && !c.minorDirty && !c.patchDirty) return true;
+  if (v.major !== c.con.major) return false;
+  if (v.minor !== c.con.minor && !c.minorDirty) return false;
+  return true;
+}
+
+function notEqual(v: SemverVersion, c: Constraint): boolean {
+  if (c.dirty) {
+    if (c.con.major !== v.major) return true;
+    if (c.con.minor !== v.minor && !c.minorDirty) return true;
+    if (c.minorDirty) return false;
+    if (c.con.patch !== v.patch && !c.patchDirty) return true;
+    if (c.patchDirty) return (v.pre !== '' || c.con.pre !== '') && comparePrerelease(v.pre, c.con.pre) !== 0;
+  }
+  return compareVersions(v, c.con) !== 0;
+}
+
+/**
+ * One constraint. 3.4.0: a prerelease version fails every operator (`!=` too) unless its AND group
+ * has a constraint with a prerelease (`includePre`); before, each constraint needed one itself.
+ */
+function check(v: SemverVersion, c: Constraint, includePre: boolean): boolean {
+  if (v.pre !== '' && !includePre) return false;
   const cmp = compareVersions(v, c.con);
-  const tilde = (): boolean => {
-    if (preBlocked) return false;
-    if (cmp < 0) return false;
-    if (c.con.major === 0n && c.con.minor === 0n && c.con.patch === 0n && !c.minorDirty && !c.patchDirty) return true;
-    if (v.major !== c.con.major) return false;
-    if (v.minor !== c.con.minor && !c.minorDirty) return false;
-    return true;
-  };
   switch (c.op) {
     case '':
     case '=':
-      if (preBlocked) return false;
-      if (c.dirty) return tilde();
-      return cmp === 0;
+      return c.dirty ? tilde(v, c) : cmp === 0;
     case '!=':
-      if (c.dirty) {
-        if (preBlocked) return false;
-        if (c.con.major !== v.major) return true;
-        if (c.con.minor !== v.minor && !c.minorDirty) return true;
-        if (c.minorDirty) return false;
-        if (c.con.patch !== v.patch && !c.patchDirty) return true;
-        return false;
-      }
-      return cmp !== 0;
+      return notEqual(v, c);
     case '>':
-      if (preBlocked) return false;
       if (!c.dirty) return cmp > 0;
       if (v.major > c.con.major) return true;
       if (v.major < c.con.major) return false;
@@ -206,54 +314,40 @@ function check(v: SemverVersion, c: Constraint): boolean {
       if (c.patchDirty) return v.minor > c.con.minor;
       return cmp > 0;
     case '<':
-      if (preBlocked) return false;
       return cmp < 0;
     case '>=':
     case '=>':
-      if (preBlocked) return false;
       return cmp >= 0;
     case '<=':
     case '=<':
-      if (preBlocked) return false;
       if (!c.dirty) return cmp <= 0;
       if (v.major > c.con.major) return false;
       if (v.major === c.con.major && v.minor > c.con.minor && !c.minorDirty) return false;
       return true;
     case '~':
     case '~>':
-      return tilde();
+      return tilde(v, c);
     case '^': {
-      if (preBlocked) return false;
       if (cmp < 0) return false;
       if (c.con.major > 0n || c.minorDirty) return v.major === c.con.major;
-      if (c.con.major === 0n && v.major > 0n) return false;
+      if (v.major > 0n) return false;
       if (c.con.minor > 0n || c.patchDirty) return v.minor === c.con.minor;
-      if (c.con.minor === 0n && v.minor > 0n) return false;
+      if (v.minor > 0n) return false;
       return c.con.patch === v.patch;
     }
   }
   return false;
 }
 
-export function parseConstraints(s: string): Constraint[][] {
-  const rewritten = s.replace(RANGE_RE, (_all, a: string, ...rest: string[]) => {
-    const b = rest[9];
-    return ` >= ${a}, <= ${b} `;
-  });
-  const ors = rewritten.split('||');
-  const out: Constraint[][] = [];
-  for (const o of ors) {
-    if (!VALID_RE.test(o)) throw new Error(`improper constraint: ${s}`);
-    const cs = o.match(FIND_RE) ?? [o];
-    out.push(cs.map((c) => parseConstraint(c)));
-  }
-  return out;
+/** Constraints.Check (IncludePrerelease unset, as Sprig and Helm leave it). */
+export function checkConstraints(cs: Constraints, v: SemverVersion): boolean {
+  return cs.groups.some((and, i) => and.every((c) => check(v, c, cs.containsPre[i])));
 }
 
+/** Sprig's semverCompare: the constraint is parsed first, then the version. */
 export function semverCompare(constraint: string, version: string): boolean {
   const cs = parseConstraints(constraint);
-  const v = SemverVersion.parse(version);
-  return cs.some((and) => and.every((c) => check(v, c)));
+  return checkConstraints(cs, SemverVersion.parse(version));
 }
 
 export const semverFuncs: Record<string, FuncDef> = {
