@@ -5,26 +5,14 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { connect } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { kubeconfigYaml, parseManifests } from '../../src/sandbox/index.js';
+import { accepts } from './helpers.js';
 
 const CLI = join(import.meta.dirname, 'fixtures', 'run-cli.ts');
 // the real entry point (`addon-operator ...`), for the test of the command as users run it
 const MAIN = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
-
-/** Whether a TCP connection to host:port is accepted. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(port, host);
-    s.on('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
-}
 
 test('addon-operator sandbox (the real entry point): --kubeconfig, --seed; prints URL and kubeconfig; 127.0.0.1 by default; stops on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));

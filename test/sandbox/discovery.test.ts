@@ -2,10 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parse } from 'yaml';
-import { raw, withSandbox, failure, start } from './helpers.js';
+import { accepts, raw, withSandbox, failure, start } from './helpers.js';
 
 test('discovery: /version, /api, /apis, /api/v1 and group versions through client-node', async () => {
   await withSandbox(async ({ kc, sb }) => {
@@ -112,18 +111,6 @@ test('security: every request needs the bearer token (401 Status otherwise), wri
     assert.equal(ok.headers['content-type'], 'application/json');
   });
 });
-
-/** Whether a TCP connection to host:port is accepted. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(port, host);
-    s.on('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
-}
 
 /** Addresses of this machine that are not loopback (connections there reach a 0.0.0.0 listener). */
 function outsideAddresses(): string[] {

@@ -1,5 +1,6 @@
 // Shared helpers for the sandbox tests.
 import * as k8s from '@kubernetes/client-node';
+import { connect } from 'node:net';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export interface Env {
@@ -179,4 +180,16 @@ export async function within<T>(p: Promise<T>, what: string, onTimeout?: () => v
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether a TCP connection to host:port is accepted. */
+export function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, host);
+    s.on('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
 }
