@@ -11,7 +11,7 @@ import { RestMapper } from '../kube/mapper.js';
 import { KubeMonitors } from '../kube/monitor.js';
 import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
-import { requestJson, KubeApiError } from '../kube/http.js';
+import { isApiStatus, requestJson } from '../kube/http.js';
 import { HelmReleases } from '../helm/releases.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
@@ -21,14 +21,14 @@ import type { StartOptions } from './start.js';
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 const LOG_TYPES = ['json', 'text', 'color'];
 
-function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number } {
+function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number; unnumberedOrder: number } {
   if (!LOG_LEVELS.includes(opts.logLevel)) throw new UserError(`--log-level: "${opts.logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
   if (!LOG_TYPES.includes(opts.logType)) throw new UserError(`--log-type: "${opts.logType}" is not one of ${LOG_TYPES.join(', ')}`);
   if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
   if (!existsSync(opts.globalHooksDir)) throw new UserError(`global hooks dir ${opts.globalHooksDir} does not exist (--global-hooks-dir, env GLOBAL_HOOKS_DIR)`);
   if (!opts.sandbox && (opts.sandboxSeed.length || opts.sandboxKubeconfig)) throw new UserError('--sandbox-seed and --sandbox-kubeconfig need --sandbox');
-  parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order');
   return {
+    unnumberedOrder: parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order'),
     hookTimeoutMs: parseDuration(opts.hookTimeout, '--hook-timeout'),
     shutdownMs: parseDuration(opts.shutdownTimeout, '--shutdown-timeout'),
     historyMax: parseOrder(opts.helmHistoryMax, '--helm-history-max'),
@@ -54,13 +54,13 @@ async function ensureNamespace(kc: KubeConfig, namespace: string): Promise<void>
   try {
     await requestJson(kc, 'GET', `/api/v1/namespaces/${namespace}`);
   } catch (e) {
-    if (!(e instanceof KubeApiError) || e.statusCode !== 404) throw e;
+    if (!isApiStatus(e, 404)) throw e;
     await requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   }
 }
 
 export async function runStart(opts: StartOptions): Promise<void> {
-  const { hookTimeoutMs, shutdownMs, historyMax } = checkOptions(opts);
+  const { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder } = checkOptions(opts);
   const log = createLogger({ level: opts.logLevel as LogLevel, type: opts.logType as LogType, noTime: opts.logNoTime });
   const namespace = opts.namespace || 'default';
 
@@ -71,7 +71,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
   const manager = await ModuleManager.load({
     modulesDir: opts.modulesDir,
     globalHooksDir: opts.globalHooksDir,
-    unnumberedOrder: parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order'),
+    unnumberedOrder,
     tmpDir: opts.tmpDir,
     hookTimeoutMs,
     keepTmpFiles: opts.debugKeepTmpFiles,
@@ -126,13 +126,13 @@ async function runOperator(opts: StartOptions, { log, manager, sandbox, namespac
     proxyHookJsonLogs: opts.logProxyHookJson,
   });
   const stopped = stopOnSignals(operator, log, shutdownMs);
+  log.info({ namespace, modules: manager.set.modules.length, globalHooks: manager.globalHooks.length }, 'operator starting');
   try {
     await operator.start();
   } catch (e) {
     await operator.stop();
     throw e;
   }
-  log.info({ namespace, modules: manager.set.modules.length, globalHooks: manager.globalHooks.length }, 'operator started');
   void operator.converge.whenFirstDone().then(() => log.info({ enabledModules: manager.enabledModules }, 'startup converge done'));
   await stopped;
   log.info('operator stopped');
