@@ -131,6 +131,8 @@ export async function watchStream(kc: KubeConfig, path: string, query: Query, on
       });
       res.on('end', () => resolve());
       res.on('error', (e) => (signal.aborted ? resolve() : reject(e)));
+      // a connection cut without an error still ends the watch (the caller watches again)
+      res.on('close', () => resolve());
     });
     req.on('error', (e) => (signal.aborted ? resolve() : reject(e)));
     req.end();
