@@ -160,10 +160,9 @@ export class MemoryHelm implements HelmPort {
     return `---\n# Source: ${req.release}/values.json\n${JSON.stringify(req.values)}\n`;
   }
 
-  /** What tests put in `absent`. */
-  readonly absent = new Map<string, string[]>();
-  async absentObjects(release: string): Promise<string[]> {
-    return this.absent.get(release) ?? [];
+  /** Releases in memory have no objects that could go missing. */
+  async absentObjects(): Promise<string[]> {
+    return [];
   }
 }
 
