@@ -1,11 +1,12 @@
 /**
  * Raw JSON requests to the API server with the kubeconfig's credentials and TLS settings, for the
  * calls the typed client makes awkward (generic lists by path). Errors carry the HTTP status and the
- * Status message.
+ * Status message. Every request goes through the API server's connection pool (connections.ts).
  */
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { poolFor } from './connections.js';
 
 export class KubeApiError extends Error {
   override name = 'KubeApiError';
@@ -25,16 +26,21 @@ export function isApiStatus(err: unknown, statusCode: number, reason?: string): 
 
 type Query = Record<string, string | number | boolean | undefined>;
 
-/** The URL, the request options with the kubeconfig's credentials and TLS settings, and the sender. */
-async function prepare(kc: KubeConfig, method: string, path: string, query: Query, headers: Record<string, string | number>) {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('the kubeconfig has no current cluster');
-  const url = new URL(cluster.server.replace(/\/$/, '') + path);
+/** The URL, the request options with the pooled agent and the credentials, and the sender. */
+async function prepare(kc: KubeConfig, method: string, path: string, query: Query, headers: Record<string, string | number>, watch = false) {
+  const pool = poolFor(kc);
+  const url = new URL(kc.getCurrentCluster()!.server.replace(/\/$/, '') + path);
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
-  const opts: RequestOptions = { method, headers };
-  await kc.applyToHTTPSOptions(opts);
-  opts.headers = { ...opts.headers, ...headers };
+  const [agent, auth] = await Promise.all([pool.agent(watch), pool.auth()]);
+  const opts: RequestOptions = { method, agent, headers: { ...auth.headers, ...headers } };
+  if (auth.auth) opts.auth = auth.auth;
   return { url, opts, send: url.protocol === 'http:' ? httpRequest : httpsRequest };
+}
+
+/** A request on a kept-alive socket that the server closed meanwhile; sent again once. */
+function staleSocket(req: ClientRequest, e: unknown, gotResponse: boolean): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return req.reusedSocket && !gotResponse && (code === 'ECONNRESET' || code === 'EPIPE');
 }
 
 function apiError(method: string, url: URL, status: number, text: string, statusMessage: string | undefined): KubeApiError {
@@ -65,26 +71,33 @@ export async function requestJson<T = unknown>(
   const headers: Record<string, string | number> = { Accept: 'application/json' };
   if (payload !== undefined) Object.assign(headers, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) });
   const { url, opts, send } = await prepare(kc, method, path, query, headers);
-  return new Promise<T>((resolve, reject) => {
-    const req = send(url, { ...opts, signal: extra.signal }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) return reject(apiError(method, url, status, text, res.statusMessage));
-        try {
-          resolve((text ? JSON.parse(text) : undefined) as T);
-        } catch {
-          reject(new Error(`${method} ${url.pathname}: the answer is not JSON: ${text.slice(0, 200)}`));
-        }
+  const attempt = (retry: boolean) =>
+    new Promise<T>((resolve, reject) => {
+      let gotResponse = false;
+      const req = send(url, { ...opts, signal: extra.signal }, (res) => {
+        gotResponse = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) return reject(apiError(method, url, status, text, res.statusMessage));
+          try {
+            resolve((text ? JSON.parse(text) : undefined) as T);
+          } catch {
+            reject(new Error(`${method} ${url.pathname}: the answer is not JSON: ${text.slice(0, 200)}`));
+          }
+        });
+        res.on('error', reject);
       });
-      res.on('error', reject);
+      req.on('error', (e) => {
+        if (retry && method !== 'POST' && staleSocket(req, e, gotResponse)) attempt(false).then(resolve, reject);
+        else reject(e);
+      });
+      if (payload !== undefined) req.write(payload);
+      req.end();
     });
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
+  return attempt(true);
 }
 
 /** One event of a watch stream, as the API server writes it (one JSON object per line). */
@@ -99,7 +112,7 @@ export interface WatchStreamEvent {
  * with a KubeApiError (410 Gone among them).
  */
 export async function watchStream(kc: KubeConfig, path: string, query: Query, onEvent: (event: WatchStreamEvent) => void, signal: AbortSignal): Promise<void> {
-  const { url, opts, send } = await prepare(kc, 'GET', path, { ...query, watch: true }, { Accept: 'application/json' });
+  const { url, opts, send } = await prepare(kc, 'GET', path, { ...query, watch: true }, { Accept: 'application/json' }, true);
   if (signal.aborted) return;
   await new Promise<void>((resolve, reject) => {
     const req = send(url, { ...opts, signal }, (res) => {
