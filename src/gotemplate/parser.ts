@@ -144,9 +144,11 @@ class Parser {
     out.set(this.name, main);
     for (const [k, v] of this.treeSet) {
       if (k === this.name) {
-        // a define with the same name as the file: the non-empty one wins (Go's add()).
-        if (isEmptyTree(main.root)) out.set(k, v);
-        else if (!isEmptyTree(v.root)) this.errorf(`template: multiple definition of template ${JSON.stringify(k)}`);
+        // a define with the same name as the file (Go's add(), run for the top level last): the
+        // top level replaces an empty define; a non-empty define stays against an empty top level.
+        if (isEmptyTree(main.root)) {
+          if (!isEmptyTree(v.root)) out.set(k, v);
+        } else if (!isEmptyTree(v.root)) this.errorf(`template: multiple definition of template ${JSON.stringify(k)}`);
         continue;
       }
       out.set(k, v);

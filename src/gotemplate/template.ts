@@ -55,6 +55,12 @@ export class TemplateSet {
     return this.trees.get(name);
   }
 
+  /** Removes template `name` from the set (tpl's clone, whose root entry has no tree in Go). */
+  forget(name: string): this {
+    this.trees.delete(name);
+    return this;
+  }
+
   /** A copy sharing the parsed trees (cheap); used by `tpl` so its defines do not leak. */
   clone(): TemplateSet {
     const c = Object.create(TemplateSet.prototype) as TemplateSet;

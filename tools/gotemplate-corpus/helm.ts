@@ -82,6 +82,35 @@ export const helmFuncs: Topic = {
     '{{ $x := required "y" "ok" }}{{ $x }}',
     '{{ include "t" . }}{{ define "t" }}{{ range . }}{{ end }}{{ end }}',
     '{{ define "t" }}{{ .Values.name }}{{ end }}{{ include "t" . | include "t" }}',
+    // tpl and include as Helm 3.19's engine.go runs them (tplFun: Clone, New("gotpl").Parse, Execute
+    // of the new template): an empty or blank text inside another tpl gives itself, not the outer text
+    { t: '{{ tpl .outer . }}', data: { outer: '[{{ tpl .e . }}]', e: '' } },
+    { t: '{{ tpl .outer . }}', data: { outer: '[{{ tpl .e . }}]', e: ' \n\t ' } },
+    { t: '{{ tpl .outer . }}', data: { outer: 'name={{ tpl .e . | default "fallback" }}', e: '' } },
+    { t: '{{ tpl .a . }}', data: { a: '<{{ tpl .b . }}>', b: '({{ tpl .c . }})', c: '' } },
+    { t: '{{ tpl .a . }}', data: { a: '<{{ tpl .b . }}>', b: '{{/* only a comment */}}' } },
+    '{{ tpl "" . }}|{{ tpl " \\n " . }}|{{ tpl "{{/* c */}}" . }}|{{ tpl "{{- /* c */ -}}" . }}|',
+    // define inside a tpl text: the text's own top level runs; "gotpl" defined by the text runs only
+    // when the top level is empty, and an empty define never wins over a blank top level
+    '{{ tpl "{{ define \\"x\\" }}X{{ end }}" . }}|{{ tpl "{{ define \\"x\\" }}X{{ end }}{{ include \\"x\\" . }}" . }}|',
+    '{{ tpl "{{ define \\"gotpl\\" }}G{{ end }}" . }}|{{ tpl " {{ define \\"gotpl\\" }}G{{ end }} " . }}|',
+    '[{{ tpl " {{ define \\"gotpl\\" }} {{ end }}\\t" . }}]|[{{ tpl "a{{ define \\"gotpl\\" }}{{ end }}b" . }}]',
+    { t: '{{ tpl .outer . }}', data: { outer: '[{{ tpl .inner . }}]', inner: '{{ define "gotpl" }}G{{ end }}' } },
+    // the clone's defines: seen by include of file templates run from the tpl, not outside it
+    '{{ define "inner" }}FILE{{ end }}{{ define "outer" }}[{{ include "inner" . }}]{{ end }}{{ tpl "{{ define \\"inner\\" }}TPL{{ end }}{{ include \\"outer\\" . }}" . }}|{{ include "outer" . }}',
+    '{{ define "inner" }}FILE{{ end }}{{ tpl "{{ define \\"inner\\" }} {{ end }}{{ include \\"inner\\" . }}" . }}',
+    { t: '{{ tpl .outer . }}', data: { outer: '{{ define "y" }}Y{{ end }}{{ tpl .inner . }}', inner: '{{ include "y" . }}' } },
+    { t: '{{ tpl .outer . }}', data: { outer: '{{ tpl .inner . }}{{ include "y" . }}', inner: '{{ define "y" }}Y{{ end }}' } },
+    { t: '{{ tpl .outer . }}', data: { outer: '{{ define "y" }}outer{{ end }}{{ tpl .inner . }}|{{ include "y" . }}', inner: '{{ define "y" }}inner{{ end }}{{ include "y" . }}' } },
+    // .Template inside tpl is whatever the given dot holds
+    {
+      t: '{{ tpl .v . }}|{{ tpl .v $ }}|{{ include "t" . }}{{ define "t" }}{{ tpl .v . }}{{ end }}',
+      data: { Template: { Name: 'c/templates/a.yaml', BasePath: 'c/templates' }, v: '{{ .Template.Name }}:{{ .Template.BasePath }}' },
+    },
+    { t: '{{ tpl .v (dict "Template" (dict "Name" "other")) }}', data: { v: '{{ .Template.Name }}:{{ .Template.BasePath }}' } },
+    // <no value>: removed from tpl's output, kept in include's
+    '{{ define "t" }}{{ .missing }}{{ end }}{{ tpl "{{ include \\"t\\" . | len }}|{{ tpl \\"{{ .missing }}\\" . | len }}" . }}',
+    // (Helm's include limit across tpl is in test/gotemplate/tpl.test.ts: Go's message is 237 KB)
   ],
 };
 

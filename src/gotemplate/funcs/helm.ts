@@ -27,9 +27,20 @@ function* include(ctx: ExecContext, name: string, data: unknown): ExecGen<string
   }
 }
 
-/** Helm's tpl: `text` parsed into a copy of the set as the root template, run with `vals` as dot. */
+/**
+ * Helm's tpl (pkg/engine/engine.go tplFun): the set is cloned, `text` is parsed into the clone as a new
+ * template named like the root ("gotpl") and that new template is executed with `vals` as dot; `include`
+ * and `tpl` inside it work on the clone, so its defines are seen there and nowhere else.
+ *
+ * Which tree runs: Go's Clone maps the root's name to the clone itself, whose tree is nil, so the
+ * associate() rule "an empty tree never replaces a defined one" never keeps an older "gotpl" here:
+ * the text's own tree always becomes the clone's "gotpl", and is what runs. An empty or blank text
+ * gives "" or its blanks, also inside another tpl (whose text is the older "gotpl"). When the text's
+ * top level is empty and it defines "gotpl" itself, that definition is the tree (Go's parse add()).
+ */
 function* tpl(ctx: ExecContext, text: string, vals: unknown): ExecGen<string> {
   const set = (ctx.set as any).clone();
+  set.forget(ctx.rootName);
   try {
     set.parse(ctx.rootName, text);
   } catch (e) {
