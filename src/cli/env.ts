@@ -1,3 +1,5 @@
+import { parseGoDuration } from '../util/duration.js';
+
 /**
  * Flag defaults from the environment: both the `ADDON_OPERATOR_`-prefixed names the Go code reads and
  * the bare names its docs use (DESIGN §3.1), first one set wins.
@@ -18,19 +20,22 @@ export const ENV = {
   hookTimeout: ['ADDON_OPERATOR_HOOK_TIMEOUT'],
 } as const;
 
-/** Go durations as flags take them: `90s`, `10m`, `1h30m`, `500ms`. Returns milliseconds. */
+/** A Go duration flag (`30s`, `10m`, `1h30m`), in milliseconds; the message names the flag. */
 export function parseDuration(text: string, flag: string): number {
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  if (!/^((\d+(\.\d+)?)(ns|us|µs|ms|s|m|h))+$/.test(text)) {
-    throw new Error(`${flag}: "${text}" is not a duration (examples: 30s, 10m, 1h30m)`);
+  try {
+    return parseGoDuration(text);
+  } catch (e) {
+    throw new Error(`${flag}: ${(e as Error).message}`, { cause: e });
   }
-  let ms = 0;
-  for (const m of text.matchAll(re)) ms += Number(m[1]) * units[m[2]!]!;
-  return ms;
 }
 
 export function parseOrder(text: string, flag: string): number {
   if (!/^\d+$/.test(text)) throw new Error(`${flag}: "${text}" is not a non-negative integer`);
   return Number(text);
+}
+
+export function parsePort(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 65535) throw new Error(`${flag}: "${text}" is not a port number (0-65535)`);
+  return n;
 }

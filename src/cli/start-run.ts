@@ -15,13 +15,17 @@ import { isApiStatus, requestJson } from '../kube/http.js';
 import { HelmReleases } from '../helm/releases.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
-import { parseDuration, parseOrder } from './env.js';
+import { parseDuration, parseOrder, parsePort } from './env.js';
+import { OperatorMetrics } from '../metrics/operator-metrics.js';
+import { HookMetricsStorage } from '../metrics/hook-metrics.js';
+import { HttpServer } from '../server/http-server.js';
+import { httpSources, metricSources } from '../operator/serve.js';
 import type { StartOptions } from './start.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 const LOG_TYPES = ['json', 'text', 'color'];
 
-function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number; unnumberedOrder: number } {
+function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number; unnumberedOrder: number; listenPort: number } {
   if (!LOG_LEVELS.includes(opts.logLevel)) throw new UserError(`--log-level: "${opts.logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
   if (!LOG_TYPES.includes(opts.logType)) throw new UserError(`--log-type: "${opts.logType}" is not one of ${LOG_TYPES.join(', ')}`);
   if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
@@ -32,6 +36,7 @@ function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: 
     hookTimeoutMs: parseDuration(opts.hookTimeout, '--hook-timeout'),
     shutdownMs: parseDuration(opts.shutdownTimeout, '--shutdown-timeout'),
     historyMax: parseOrder(opts.helmHistoryMax, '--helm-history-max'),
+    listenPort: parsePort(opts.listenPort, '--listen-port'),
   };
 }
 
@@ -60,10 +65,32 @@ async function ensureNamespace(kc: KubeConfig, namespace: string): Promise<void>
 }
 
 export async function runStart(opts: StartOptions): Promise<void> {
-  const { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder } = checkOptions(opts);
+  const checked = checkOptions(opts);
   const log = createLogger({ level: opts.logLevel as LogLevel, type: opts.logType as LogType, noTime: opts.logNoTime });
-  const namespace = opts.namespace || 'default';
 
+  // the HTTP server answers probes from the start: /readyz says 503 until the first converge is done
+  let operator: Operator | undefined;
+  const ref = () => operator?.runtime;
+  const metrics = new OperatorMetrics({ prefix: opts.prometheusMetricsPrefix, sources: metricSources(ref) });
+  const hookMetrics = new HookMetricsStorage();
+  const http = new HttpServer({ host: opts.listenAddress ?? (opts.sandbox ? '127.0.0.1' : '0.0.0.0'), port: checked.listenPort, sources: httpSources(ref, metrics, hookMetrics) });
+  await http.start();
+  metrics.start();
+  log.info({ address: `http://${http.address.host}:${http.address.port}` }, 'HTTP server listening: /healthz /readyz /metrics /metrics/hooks /status/converge');
+  try {
+    await loadAndRun(opts, checked, { log, metrics, hookMetrics, created: (op) => (operator = op) });
+  } finally {
+    metrics.stop();
+    await http.stop();
+  }
+}
+
+type Checked = ReturnType<typeof checkOptions>;
+type Wiring = Pick<RunContext, 'log' | 'metrics' | 'hookMetrics' | 'created'>;
+
+async function loadAndRun(opts: StartOptions, { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder }: Checked, wiring: Wiring): Promise<void> {
+  const { log } = wiring;
+  const namespace = opts.namespace || 'default';
   mkdirSync(opts.tmpDir, { recursive: true });
   await initJq();
   // a global hook that cannot be configured stops the operator here, before anything else starts
@@ -89,7 +116,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
     log.info({ url: sandbox.url, kubeconfig: sandbox.kubeconfigPath }, 'embedded API server started (sandbox: not a production cluster)');
   }
   try {
-    await runOperator(opts, { log, manager, sandbox, namespace, shutdownMs, historyMax });
+    await runOperator(opts, { ...wiring, manager, sandbox, namespace, shutdownMs, historyMax });
   } finally {
     await sandbox?.stop();
   }
@@ -102,9 +129,13 @@ interface RunContext {
   namespace: string;
   shutdownMs: number;
   historyMax: number;
+  metrics: OperatorMetrics;
+  hookMetrics: HookMetricsStorage;
+  /** Called with the operator as soon as it exists (the HTTP server reads it). */
+  created: (operator: Operator) => void;
 }
 
-async function runOperator(opts: StartOptions, { log, manager, sandbox, namespace, shutdownMs, historyMax }: RunContext): Promise<void> {
+async function runOperator(opts: StartOptions, { log, manager, sandbox, namespace, shutdownMs, historyMax, metrics, hookMetrics, created }: RunContext): Promise<void> {
   const kc = loadKubeConfig(opts, sandbox);
   if (sandbox) await ensureNamespace(kc, namespace);
 
@@ -122,9 +153,12 @@ async function runOperator(opts: StartOptions, { log, manager, sandbox, namespac
     helm: new HelmReleases({ kc, mapper, historyMax }),
     config: new ConfigMapSource({ kc, namespace, name: opts.configMap }),
     logger: log,
+    metrics,
+    hookMetrics,
     helmIgnoreRelease: opts.helmIgnoreRelease || undefined,
     proxyHookJsonLogs: opts.logProxyHookJson,
   });
+  created(operator);
   const stopped = stopOnSignals(operator, log, shutdownMs);
   log.info({ namespace, modules: manager.set.modules.length, globalHooks: manager.globalHooks.length }, 'operator starting');
   try {

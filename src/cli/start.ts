@@ -25,6 +25,9 @@ export interface StartOptions {
   logNoTime: boolean;
   logProxyHookJson: boolean;
   debugKeepTmpFiles: boolean;
+  listenAddress?: string;
+  listenPort: string;
+  prometheusMetricsPrefix: string;
   sandbox: boolean;
   sandboxSeed: string[];
   sandboxKubeconfig?: string;
@@ -54,10 +57,17 @@ export function registerStart(program: Command): Command {
     .option('--log-no-time', 'no timestamps in logs', envBool(['LOG_NO_TIME']))
     .option('--log-proxy-hook-json', "merge hooks' JSON log lines into the log records", envBool(['LOG_PROXY_HOOK_JSON']))
     .option('--debug-keep-tmp-files', "keep hook runs' directories", envBool(['DEBUG_KEEP_TMP_FILES']))
+    .option('--listen-address <addr>', 'address of the HTTP server: probes, metrics, status (default 0.0.0.0; 127.0.0.1 with --sandbox)', fromEnv(['ADDON_OPERATOR_LISTEN_ADDRESS', 'SHELL_OPERATOR_LISTEN_ADDRESS'], '') || undefined)
+    .option('--listen-port <port>', 'port of the HTTP server', fromEnv(['ADDON_OPERATOR_LISTEN_PORT', 'SHELL_OPERATOR_LISTEN_PORT'], '9650'))
+    .addOption(new Option('--prometheus-listen-address <addr>', 'the Go name of --listen-address').hideHelp())
+    .addOption(new Option('--prometheus-listen-port <port>', 'the Go name of --listen-port').hideHelp())
+    .option('--prometheus-metrics-prefix <prefix>', 'prefix of the metric names', fromEnv(['ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX', 'SHELL_OPERATOR_PROMETHEUS_METRICS_PREFIX'], 'addon_operator_'))
     .option('--sandbox', 'start the embedded Kubernetes API server in this process and run against it (not a production cluster)', false)
     .option('--sandbox-seed <file>', 'with --sandbox: load this multi-document YAML at start (repeatable)', collect, [])
     .option('--sandbox-kubeconfig <path>', "with --sandbox: write the sandbox's kubeconfig here")
-    .action(async (opts: StartOptions) => {
+    .action(async (opts: StartOptions & { prometheusListenAddress?: string; prometheusListenPort?: string }) => {
+      opts.listenAddress = opts.prometheusListenAddress ?? opts.listenAddress;
+      opts.listenPort = opts.prometheusListenPort ?? opts.listenPort;
       const { runStart } = await import('./start-run.js');
       await runStart(opts);
     });

@@ -1,7 +1,8 @@
 /**
  * Metrics written by hooks ($METRICS_PATH), served on `/metrics/hooks`. Semantics of shell-operator
  * §5.1: for every group in a batch, the series stored for that group are dropped first, then the
- * batch applies; `expire` only drops. A `hook` label with the hook's name is added to every series.
+ * batch applies; `expire` only drops. A `hook` label with the hook's name is added to every series,
+ * and a `module` label to those of module hooks (reference/addon-operator.md §4).
  * Series of one metric may have different label sets, which is why this is not prom-client.
  */
 import { UserError } from '../util/errors.js';
@@ -61,7 +62,7 @@ export class HookMetricsStorage {
    * Applies one run's operations for `hook`. All are checked before any is applied: a metric used
    * with two types is an error and nothing changes.
    */
-  apply(hook: string, ops: readonly HookMetricOperation[]): void {
+  apply(hook: string, ops: readonly HookMetricOperation[], module?: string): void {
     for (const op of ops) {
       if (op.action === 'expire') continue;
       const known = this.metrics.get(op.name)?.type;
@@ -73,7 +74,7 @@ export class HookMetricsStorage {
     for (const group of new Set(ops.map((o) => o.group))) this.expire(group);
     for (const op of ops) {
       if (op.action === 'expire') continue;
-      const labels = { ...op.labels, hook };
+      const labels = module === undefined ? { ...op.labels, hook } : { ...op.labels, hook, module };
       const key = labelKey(labels);
       let metric = this.metrics.get(op.name);
       if (!metric) this.metrics.set(op.name, (metric = { type: TYPE_OF[op.action], series: new Map() }));

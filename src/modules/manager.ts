@@ -79,6 +79,7 @@ export class ModuleManager {
   private configFlags = new Map<string, EnabledFlag>();
   private readonly dynamicFlags = new Map<string, DynamicFlag>();
   private enabledList: string[] = [];
+  private decisions = new Map<string, EnabledDecision>();
 
   private constructor(set: ModuleSet, globalHooks: Hook[], opts: ModuleManagerOptions) {
     this.set = set;
@@ -99,6 +100,11 @@ export class ModuleManager {
 
   get enabledModules(): readonly string[] {
     return this.enabledList;
+  }
+
+  /** Why the module is enabled or disabled, as the last discovery decided (undefined before the first). */
+  decision(name: string): EnabledDecision | undefined {
+    return this.decisions.get(name);
   }
 
   module(name: string): Module {
@@ -163,6 +169,7 @@ export class ModuleManager {
       toDisable: [...this.enabledList].reverse().filter((n) => !now.has(n)),
     };
     this.enabledList = enabled;
+    this.decisions = new Map(decisions.map((d) => [d.name, d]));
     return result;
   }
 

@@ -16,8 +16,21 @@ export interface HookEventSink {
   monitorError(hook: Hook, binding: KubernetesBinding, error: Error): void;
 }
 
+/** Counters of a binding's snapshot operations (shell-operator's CachedObjectsInfo). */
+interface OperationCounts {
+  count: number;
+  added: number;
+  deleted: number;
+  modified: number;
+  cleaned: number;
+}
+
+const zeroCounts = (): OperationCounts => ({ count: 0, added: 0, deleted: 0, modified: 0, cleaned: 0 });
+
 interface KubeState {
   binding: KubernetesBinding;
+  sinceStart: OperationCounts;
+  sinceLastExecution: OperationCounts;
   monitor: BindingMonitor;
   unlocked: boolean;
   stopped: boolean;
@@ -63,7 +76,7 @@ export class HookBindings {
     const kube = this.deps.kube;
     if (!kube) throw new Error(`hook ${hookLabel(this.hook)} has kubernetes bindings, but the operator runs without a Kubernetes API`);
     const states = this.hook.config.kubernetes.map((binding) => {
-      const state: KubeState = { binding, unlocked: false, stopped: false, held: [], monitor: undefined as unknown as BindingMonitor };
+      const state: KubeState = { binding, sinceStart: zeroCounts(), sinceLastExecution: zeroCounts(), unlocked: false, stopped: false, held: [], monitor: undefined as unknown as BindingMonitor };
       state.monitor = kube.createMonitor(binding, {
         label: `${hookLabel(this.hook)} ${binding.name}`,
         onEvent: (ev) => this.onEvent(state, ev),
@@ -120,8 +133,25 @@ export class HookBindings {
     return `${this.hook.id}\0${b.name}`;
   }
 
+  /**
+   * `{binding: {snapshot, operations: {sinceStart, sinceLastExecution}}}` for the debug socket;
+   * reading it starts a new `sinceLastExecution` period, as in shell-operator.
+   */
+  snapshotsDump(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [name, s] of this.kube) {
+      const count = s.monitor.snapshot().length;
+      out[name] = { snapshot: s.monitor.snapshot(), operations: { sinceStart: { ...s.sinceStart, count }, sinceLastExecution: { ...s.sinceLastExecution, count } } };
+      s.sinceLastExecution = zeroCounts();
+    }
+    return out;
+  }
+
   private onEvent(state: KubeState, ev: BindingEvent): void {
     if (state.stopped) return;
+    const key = ev.watchEvent === 'Added' ? 'added' : ev.watchEvent === 'Deleted' ? 'deleted' : 'modified';
+    state.sinceStart[key]++;
+    state.sinceLastExecution[key]++;
     if (!state.unlocked) {
       state.held.push(ev);
       return;

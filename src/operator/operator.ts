@@ -17,6 +17,8 @@ import { onStartupContext, scheduleContext, type EventContext } from '../hooks/b
 import { hooksInOrder } from '../hooks/order.js';
 import { RunDir } from '../hooks/process.js';
 import { HookMetricsStorage } from '../metrics/hook-metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import { observeTasks } from './observe-tasks.js';
 import { QueueSet, TaskResults, type SleepFn, type TaskQueue, type TaskResult } from '../queue/index.js';
 import { ScheduleManager } from '../schedule/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
@@ -47,6 +49,8 @@ export interface OperatorOptions {
   config?: ConfigSource;
   logger: Logger;
   hookMetrics?: HookMetricsStorage;
+  /** The operator's own metrics (`/metrics`); absent: nothing is recorded. */
+  metrics?: OperatorMetrics;
   helmIgnoreRelease?: string;
   proxyHookJsonLogs?: boolean;
   /** Test and tuning knobs; defaults are the documented ones. */
@@ -89,7 +93,10 @@ export class Operator {
     const sink: HookEventSink = {
       kubernetes: (hook, binding, ctx) => this.onKubernetesEvent(hook, binding, ctx),
       schedule: (hook, binding) => this.onSchedule(hook, binding),
-      monitorError: (hook, binding, error) => this.log.error({ hook: hook.name, module: hook.module, binding: binding.name, error: error.message }, 'kubernetes monitor error'),
+      monitorError: (hook, binding, error) => {
+        opts.metrics?.watchError(/\b410\b|expired|too old/i.test(error.message) ? 'expired' : 'fail');
+        this.log.error({ hook: hook.name, module: hook.module, binding: binding.name, error: error.message }, 'kubernetes monitor error');
+      },
     };
     this.rt = new Runtime(
       {
@@ -105,6 +112,7 @@ export class Operator {
         helmIgnoreRelease: opts.helmIgnoreRelease,
         discoveryRetryMs: opts.timing?.discoveryRetryMs ?? 5000,
         proxyHookJsonLogs: opts.proxyHookJsonLogs,
+        metrics: opts.metrics,
       },
       sink,
     );
@@ -112,6 +120,12 @@ export class Operator {
       if (e.status === 'Fail') this.log.error({ queue: e.queue, task: e.task.description(), error: e.error }, 'task failed; it will be retried');
       if (e.queue === this.queues.mainName && this.rt.converge.update(this.queues.main.tasks())) this.onFirstConvergeDone();
     });
+    observeTasks(this.rt);
+  }
+
+  /** Read-only view of the running state, for the HTTP server and the debug socket. */
+  get runtime(): Runtime {
+    return this.rt;
   }
 
   get manager(): ModuleManager {
@@ -243,6 +257,7 @@ export class Operator {
     try {
       this.rt.pendingConfig = this.parseConfig(data);
     } catch (e) {
+      this.opts.metrics?.configValuesError();
       this.log.error({ error: e instanceof UserError ? e.message : errorMessage(e) }, 'the config is invalid; the operator keeps the last valid one');
       return;
     }

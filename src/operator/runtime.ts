@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { ModuleManager, HookRunOutcome } from '../modules/manager.js';
 import type { Hook } from '../hooks/hook.js';
 import { HookRunError } from '../hooks/executor.js';
+import { errorMessage } from '../util/errors.js';
 import type { BindingContext } from '../hooks/binding-context.js';
 import { hookLineLogger } from '../log/logger.js';
 import type { HookMetricsStorage } from '../metrics/hook-metrics.js';
@@ -17,6 +18,8 @@ import type { ConfigSource, HelmPort, KubernetesPort } from './ports.js';
 import { HookBindings, type HookEventSink } from './hook-bindings.js';
 import { ConvergeStatus } from './converge-status.js';
 import { RateLimiter } from './rate-limit.js';
+import { Activity } from './activity.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { hookLabel, makeTask, type BindingType, type ConvergeEvent, type OperatorTask, type TaskMeta } from './tasks.js';
 
 /** ModuleRun phases (reference/addon-operator.md §5.6). */
@@ -48,6 +51,7 @@ export interface RuntimeOptions {
   /** Delay before retrying a failed module discovery (LIFECYCLE.md: 5 s). */
   discoveryRetryMs: number;
   proxyHookJsonLogs?: boolean;
+  metrics?: OperatorMetrics;
 }
 
 export class Runtime {
@@ -55,6 +59,7 @@ export class Runtime {
   readonly queues: QueueSet<TaskMeta>;
   readonly log: Logger;
   readonly converge = new ConvergeStatus();
+  readonly activity = new Activity();
   convergePhase: ConvergePhase = 'StandBy';
   /** The ConvergeModules task in progress (phase ≠ StandBy). */
   convergeTaskId: string | undefined;
@@ -100,6 +105,11 @@ export class Runtime {
     return s;
   }
 
+  /** The module's run state, without creating one. */
+  peekModuleState(name: string): ModuleState | undefined {
+    return this.modules.get(name);
+  }
+
   resetModuleState(name: string): void {
     this.modules.delete(name);
   }
@@ -129,9 +139,18 @@ export class Runtime {
     const binding = contexts.length ? [...new Set(contexts.map((c) => (c.type === 'onStartup' ? 'onStartup' : c.binding)))].join(',') : bindingType;
     const log = hookLineLogger(this.log, { module: hook.module, hook: hook.name, binding, queue });
     let outcome: HookRunOutcome;
+    const at = Date.now();
+    const started = performance.now();
+    const record = (error?: unknown) => {
+      const durationMs = performance.now() - started;
+      this.opts.metrics?.hookRun({ module: hook.module, hook: hook.name, binding: bindingType, queue, activation: this.activation() }, durationMs / 1000);
+      this.activity.hookRun({ at, durationMs, hook: hook.name, module: hook.module, binding, queue, result: error === undefined ? 'success' : 'error', ...(error === undefined ? {} : { error: errorMessage(error) }) });
+    };
     try {
       outcome = await run({ log, proxyJsonLogs: this.opts.proxyHookJsonLogs });
+      record();
     } catch (e) {
+      record(e);
       if (e instanceof HookRunError && e.kubernetesOnFailure.length && this.opts.kube) {
         await this.opts.kube.applyOperations(e.kubernetesOnFailure, { hook: label, hookFailed: true });
       }
@@ -139,12 +158,17 @@ export class Runtime {
     }
     const { outputs, savedConfig } = outcome;
     if (savedConfig && this.opts.config) await this.opts.config.writeSection(savedConfig.key, savedConfig.values);
-    if (outputs.metrics.length) this.opts.hookMetrics?.apply(label, outputs.metrics);
+    if (outputs.metrics.length) this.opts.hookMetrics?.apply(hook.name, outputs.metrics, hook.module);
     if (outputs.kubernetes.length) {
       if (!this.opts.kube) throw new Error(`hook ${label} wrote Kubernetes operations, but the operator runs without a Kubernetes API`);
       await this.opts.kube.applyOperations(outputs.kubernetes, { hook: label, hookFailed: false });
     }
     return outcome;
+  }
+
+  /** Go's `activation` label: `OperatorStartup` during the first converge, else empty. */
+  activation(): string {
+    return this.converge.ready ? '' : 'OperatorStartup';
   }
 
   // ---- queue helpers ------------------------------------------------------------------------------

@@ -5,49 +5,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { makeTree, writeTree } from '../helpers/tree.js';
 import { requestJson } from '../../src/kube/http.js';
+import { bashHook, startArgs, startOperator, waitFor } from '../helpers/operator-process.js';
 
-const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
-
-function args(root: string, extra: string[] = []): string[] {
-  return [
-    '--import', 'tsx', MAIN, 'start', '--sandbox',
-    '--modules-dir', join(root, 'modules'),
-    '--global-hooks-dir', join(root, 'global-hooks'),
-    '--tmp-dir', join(root, 'tmp'),
-    '--namespace', 'addons',
-    '--log-type', 'json',
-    ...extra,
-  ];
-}
-
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** `start --sandbox` as a child process, its stdout and stderr collected together. */
-function startOperator(root: string, extra: string[] = []) {
-  const child = spawn(process.execPath, args(root, extra), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c));
-  child.stderr.on('data', (c: Buffer) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
-}
-
-const hook = (config: object, body: string) => `#!/usr/bin/env bash
-if [[ "$1" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi
-${body}
-`;
+const args = startArgs;
+const hook = bashHook;
 
 test('a global hook with a bad config stops start with exit code 1 and lists every problem', () => {
   const root = makeTree({

@@ -52,9 +52,13 @@ async function runHook(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue
 async function attempt(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>, signal: AbortSignal) {
   // a rate-limited hook waits for its turn (stopping cuts the wait short: the task runs again later)
   if (!(await rt.rateLimit(meta.hook, signal))) return { failure: TaskResults.repeat<TaskMeta>() };
+  const labels = { module: meta.kind === 'ModuleHookRun' ? meta.module : undefined, hook: meta.hook.name, binding: meta.bindingType, queue: queue.name, activation: rt.activation() };
   try {
-    return { outcome: await runHook(rt, task, meta, queue) };
+    const outcome = await runHook(rt, task, meta, queue);
+    rt.opts.metrics?.hookTaskResult(labels, 'success');
+    return { outcome };
   } catch (e) {
+    rt.opts.metrics?.hookTaskResult(labels, meta.allowFailure ? 'allowed' : 'error');
     if (!meta.allowFailure) return { failure: TaskResults.fail<TaskMeta>(e) };
     rt.log.warn({ hook: hookLabel(meta.hook), queue: queue.name, error: errorMessage(e) }, 'hook failed; allowFailure is set, so the task succeeds');
     return { allowedFailure: true };

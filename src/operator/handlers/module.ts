@@ -93,8 +93,11 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
   await runLifecycle(rt, module, hooks, 'beforeHelm', queue);
   if (m.def.hasChart) {
     const values = rt.manager.store.helmValues(m.def.valuesKey);
+    const started = performance.now();
     const outcome = await rt.opts.helm.upgradeInstall({ release: module, namespace: rt.opts.namespace, chartDir: m.def.path, values });
-    rt.log.info({ module, release: module, outcome }, outcome === 'unchanged' ? 'helm release is up to date' : `helm release ${outcome}`);
+    rt.opts.metrics?.moduleHelm(module, rt.activation(), (performance.now() - started) / 1000);
+    rt.activity.release(module, outcome);
+    rt.log.debug({ module, release: module, outcome }, outcome === 'unchanged' ? 'helm release is up to date' : `helm release ${outcome}`);
   }
   const before = m.values.checksum();
   await runLifecycle(rt, module, hooks, 'afterHelm', queue);

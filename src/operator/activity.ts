@@ -1,0 +1,65 @@
+/**
+ * What the operator has been doing, kept for the status page and the debug socket: the last hook
+ * runs, each module's last run and release outcome. Never values or Secret data: only names,
+ * times, durations, outcomes and error messages.
+ */
+export type RunResult = 'success' | 'error';
+
+export interface HookRunRecord {
+  /** Start, ms since the epoch. */
+  at: number;
+  durationMs: number;
+  hook: string;
+  module?: string;
+  binding: string;
+  queue: string;
+  result: RunResult;
+  error?: string;
+}
+
+export interface ModuleRunRecord {
+  at: number;
+  durationMs: number;
+  result: 'success' | 'error';
+  error?: string;
+  /** Helm outcome of the run, when it reached Helm. */
+  release?: string;
+}
+
+const HOOK_RUNS_KEPT = 50;
+
+export class Activity {
+  private readonly hookRuns: HookRunRecord[] = [];
+  private readonly moduleRuns = new Map<string, ModuleRunRecord>();
+  private readonly releases = new Map<string, string>();
+
+  hookRun(r: HookRunRecord): void {
+    this.hookRuns.push(r);
+    if (this.hookRuns.length > HOOK_RUNS_KEPT) this.hookRuns.splice(0, this.hookRuns.length - HOOK_RUNS_KEPT);
+  }
+
+  /** The last hook runs, newest first. */
+  lastHookRuns(): HookRunRecord[] {
+    return [...this.hookRuns].reverse();
+  }
+
+  /** A Helm outcome of a module run in progress (`installed`, `upgraded`, `unchanged`, `deleted`). */
+  release(module: string, outcome: string): void {
+    this.releases.set(module, outcome);
+  }
+
+  /** The Helm outcome recorded for the module's run in progress, if it reached Helm. */
+  lastReleaseOutcome(module: string): string | undefined {
+    return this.releases.get(module);
+  }
+
+  moduleRun(module: string, r: Omit<ModuleRunRecord, 'release'>): void {
+    const release = this.releases.get(module);
+    this.releases.delete(module);
+    this.moduleRuns.set(module, release === undefined ? r : { ...r, release });
+  }
+
+  lastModuleRun(module: string): ModuleRunRecord | undefined {
+    return this.moduleRuns.get(module);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * `/status.json`, what the status page shows: every module in order with its state and the reason
+ * for it, its last run and release outcome; every queue with its length, status and head task; the
+ * last hook runs; the converge's progress. Names, times and outcomes only: never values or Secret data.
+ */
+import { describeReason } from '../modules/enabled.js';
+import type { HookRunRecord, ModuleRunRecord } from './activity.js';
+import type { Runtime } from './runtime.js';
+
+export interface StatusJson {
+  generatedAt: number;
+  converge: { phase: string; inProgressTasks: number; count: number; lastDurationMs?: number; runningSince?: number; convergePhase: string };
+  modules: { order: number; name: string; enabled: boolean; state: string; reason: string; lastRun?: ModuleRunRecord }[];
+  queues: { name: string; length: number; status: string; head?: string }[];
+  hookRuns: HookRunRecord[];
+}
+
+export function statusJson(rt: Runtime): StatusJson {
+  const c = rt.converge;
+  return {
+    generatedAt: Date.now(),
+    converge: {
+      phase: c.firstPhase,
+      inProgressTasks: c.inProgress,
+      count: c.convergeCount,
+      ...(c.lastDurationMs === undefined ? {} : { lastDurationMs: c.lastDurationMs }),
+      ...(c.startedAt === undefined ? {} : { runningSince: c.startedAt }),
+      convergePhase: rt.convergePhase,
+    },
+    modules: rt.manager.set.modules.map((m) => {
+      const name = m.def.name;
+      const enabled = rt.isEnabled(name);
+      const decision = rt.manager.decision(name);
+      const lastRun = rt.activity.lastModuleRun(name);
+      return {
+        order: m.def.order,
+        name,
+        enabled,
+        state: enabled ? (rt.peekModuleState(name)?.phase ?? 'Startup') : 'Disabled',
+        reason: decision ? describeReason(decision.reason) : 'not discovered yet',
+        ...(lastRun ? { lastRun } : {}),
+      };
+    }),
+    queues: rt.queues.queues().map((q) => {
+      const head = q.tasks()[0];
+      return { name: q.name, length: q.length, status: q.status, ...(head ? { head: head.description() } : {}) };
+    }),
+    hookRuns: rt.activity.lastHookRuns(),
+  };
+}

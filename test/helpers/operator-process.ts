@@ -1,0 +1,51 @@
+/** `addon-operator start --sandbox` as a child process, for scenario tests of the CLI. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+
+/** Arguments of `start --sandbox` over `root`'s modules/, global-hooks/ and tmp/, JSON logs, any free port. */
+export function startArgs(root: string, extra: string[] = []): string[] {
+  return [
+    '--import', 'tsx', MAIN, 'start', '--sandbox',
+    '--modules-dir', join(root, 'modules'),
+    '--global-hooks-dir', join(root, 'global-hooks'),
+    '--tmp-dir', join(root, 'tmp'),
+    '--namespace', 'addons',
+    '--log-type', 'json',
+    '--listen-port', '0',
+    ...extra,
+  ];
+}
+
+export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** `start --sandbox` as a child process, its stdout and stderr collected together. */
+export function startOperator(root: string, extra: string[] = [], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(process.execPath, startArgs(root, extra), { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  child.stderr.on('data', (c: Buffer) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+/** The records of a JSON log. */
+export function logRecords(output: string): Array<Record<string, unknown>> {
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** A bash hook printing `config` for `--config` and running `body` otherwise. */
+export const bashHook = (config: object, body: string) => `#!/usr/bin/env bash
+if [[ "$1" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi
+${body}
+`;
