@@ -188,3 +188,27 @@ export function crdObjects(c: Chart): CrdFile[] {
     .map((f) => ({ name: f.name, filename: `${chartFullPath(c)}/${f.name}`, data: f.data }));
   return [...own, ...c.dependencies.flatMap(crdObjects)];
 }
+
+/**
+ * The checks `helm install`/`helm template` make on a loaded chart before rendering (cmd/helm/install.go
+ * checkIfInstallable, action.CheckDependencies), with Helm's messages: only an application chart is
+ * installed, and every dependency of Chart.yaml must be in charts/ (by chart name, enabled or not; a
+ * subchart's own dependencies are not checked). Rendering alone (the release engine) does neither.
+ */
+export function checkInstallable(chart: Chart): void {
+  const type = chart.metadata.type ?? '';
+  if (type !== '' && type !== 'application') throw new UserError(`${type} charts are not installable`);
+  const missing = missingDependencies(chart);
+  if (missing.length > 0) {
+    throw new UserError(
+      'An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: ' +
+        `found in Chart.yaml, but missing in charts/ directory: ${missing.join(', ')}`,
+    );
+  }
+}
+
+/** Names of the dependencies of Chart.yaml that are not in charts/, in Chart.yaml's order. */
+export function missingDependencies(chart: Chart): string[] {
+  const present = new Set(chart.dependencies.map((d) => d.metadata.name));
+  return (chart.metadata.dependencies ?? []).map((d) => d.name).filter((n) => !present.has(n));
+}

@@ -2,7 +2,7 @@
  * Helm without a helm binary: chart loading, rendering exactly as Helm 3 does (`helm template`
  * output included), and a release engine that keeps Helm 3's release records. See docs/helm.md.
  */
-export { loadChart, chartFullPath, crdObjects, type Chart, type ChartFile, type CrdFile, type LoadChartOptions } from './chart.js';
+export { loadChart, checkInstallable, missingDependencies, chartFullPath, crdObjects, type Chart, type ChartFile, type CrdFile, type LoadChartOptions } from './chart.js';
 export { parseChartMetadata, type ChartMetadata, type ChartDependency } from './metadata.js';
 export { coalesceValues, mergeValues, coalesceTables, mergeMaps, processDependencies } from './values.js';
 export { Capabilities, KubeVersion, VersionSet, defaultCapabilities, discoverCapabilities, parseKubeVersion } from './capabilities.js';

@@ -746,6 +746,10 @@ export const crypto: Topic = {
     '{{ adler32sum (repeat 100 "a") }}',
     '{{ derivePassword 3 "long" "pass" "user" "site.com" }}',
     '{{ derivePassword 1 "name" "p" "u" "s" }}|{{ derivePassword 1 "phrase" "p" "u" "s" }}',
+    // htpasswd as Sprig 3.3.0 has it (Helm 3.19): username and password, bcrypt
+    '{{ regexMatch "^admin:\\\\$2a\\\\$10\\\\$.{53}$" (htpasswd "admin" "pw") }}|{{ htpasswd "a:b" "pw" }}|{{ htpasswd ":" "" }}',
+    '{{ htpasswd "admin" }}',
+    '{{ htpasswd "admin" 1 }}',
   ],
 };
 

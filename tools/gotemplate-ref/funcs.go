@@ -3,16 +3,14 @@ package main
 // The function map: Sprig's text functions as Helm 3 exposes them, plus Helm's own functions.
 //
 // Library versions are Debian's (bookworm): Sprig 3.2.3, semver 3.2.0, mergo 0.3.12,
-// sigs.k8s.io/yaml 1.3.0 over gopkg.in/yaml.v2 2.4.0, BurntSushi/toml 1.2.0. Two Sprig 3.3.0
-// functions that Helm 3.17+ ships are added here by hand: sha512sum and the three-argument
-// htpasswd (bcrypt, or "sha" for {SHA} base64(sha1)); helm319.go gives camelcase and
-// mergeOverwrite the behaviour of the xstrings and mergo versions Helm 3.19 links.
+// sigs.k8s.io/yaml 1.3.0 over gopkg.in/yaml.v2 2.4.0, BurntSushi/toml 1.2.0. Sprig 3.3.0's
+// sha512sum, which Helm 3.17+ ships, is added here by hand (its htpasswd is 3.2.3's: two arguments);
+// helm319.go gives camelcase and mergeOverwrite the behaviour of the xstrings and mergo versions
+// Helm 3.19 links.
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"crypto/sha512"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,17 +50,7 @@ func baseFuncs() template.FuncMap {
 		sum := sha512.Sum512([]byte(input))
 		return hex.EncodeToString(sum[:])
 	}
-	bcryptFn := f["bcrypt"].(func(string) string)
-	f["htpasswd"] = func(username string, password string, hashAlgorithm string) string {
-		if strings.Contains(username, ":") {
-			return fmt.Sprintf("invalid username: %s", username)
-		}
-		if hashAlgorithm == "sha" {
-			sum := sha1.Sum([]byte(password))
-			return fmt.Sprintf("%s:{SHA}%s", username, base64.StdEncoding.EncodeToString(sum[:]))
-		}
-		return fmt.Sprintf("%s:%s", username, bcryptFn(password))
-	}
+	// htpasswd: Debian's Sprig 3.2.3 has Sprig 3.3.0's two-argument one (username, password; bcrypt).
 
 	// Helm's serialisation functions (pkg/engine/funcs.go).
 	f["toYaml"] = func(v interface{}) string {

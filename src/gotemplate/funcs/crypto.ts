@@ -2,7 +2,6 @@
 import {
   createCipheriv,
   createDecipheriv,
-  createHash,
   createHmac,
   createPrivateKey,
   createPublicKey,
@@ -291,11 +290,9 @@ export const cryptoFuncs: Record<string, FuncDef> = {
   encryptAES: d([S, S], ([p, t]) => encryptAES(p, t)),
   decryptAES: d([S, S], ([p, t]) => decryptAES(p, t)),
   bcrypt: d([S], ([s]) => bcrypt(s)),
-  htpasswd: d([S, S, S], ([u, p, h]) => {
-    if (u.includes(':')) return `invalid username: ${u}`;
-    if (h === 'sha') return `${u}:{SHA}${createHash('sha1').update(p).digest('base64')}`;
-    return `${u}:${bcrypt(p)}`;
-  }),
+  // Sprig 3.3.0's (Helm 3.19's): username and password, bcrypt; the hash-algorithm argument exists only
+  // on Sprig's master branch, in no release
+  htpasswd: d([S, S], ([u, p]) => (u.includes(':') ? `invalid username: ${u}` : `${u}:${bcrypt(p)}`)),
   genPrivateKey: d([S], ([t], ctx) => genPrivateKey(ctx, t)),
   randBytes: d([I], ([c]) => {
     if (n(c) < 0) throw new Error('runtime error: makeslice: len out of range');
