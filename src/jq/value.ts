@@ -1,0 +1,599 @@
+/**
+ * jq values as plain JavaScript JSON values, and the operations on them that jq 1.8.2 defines in C:
+ * type names, ordering, equality, printing (numbers as jq prints doubles), indexing, paths and the
+ * arithmetic operators, each with jq's error messages.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
+
+/** A jq error carrying its value (a message string or any JSON value, as `error(v)` raises). */
+export class JqError extends Error {
+  constructor(readonly value: Json) {
+    super(typeof value === 'string' ? value : `${dump(value)} (not a string)`);
+  }
+}
+
+export function fail(message: string): never {
+  throw new JqError(message);
+}
+
+export function typeOf(v: Json): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return 'number';
+    case 'string':
+      return 'string';
+    default:
+      return Array.isArray(v) ? 'array' : 'object';
+  }
+}
+
+export function isObject(v: Json): v is JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function truthy(v: Json): boolean {
+  return v !== null && v !== false;
+}
+
+/** Set an own key (safe for `__proto__`). */
+export function setKey(o: JsonObject, k: string, v: Json): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+export function hasOwn(o: JsonObject, k: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+// ---- printing ----
+
+/** A number as jq 1.8 prints a double: shortest round-trip digits, exponent outside 1e-5 .. 1e17. */
+export function formatNumber(n: number): string {
+  if (Number.isNaN(n)) return 'null';
+  if (!Number.isFinite(n)) return n > 0 ? '1.7976931348623157e+308' : '-1.7976931348623157e+308';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  if (Number.isInteger(n) && Math.abs(n) < 1e17) return String(n);
+  const exp = n.toExponential();
+  const i = exp.indexOf('e');
+  const e = Number(exp.slice(i + 1));
+  if (e > -5 && e < 17) return String(n);
+  const ae = Math.abs(e);
+  return `${exp.slice(0, i)}e${e < 0 ? '-' : '+'}${ae < 10 ? '0' : ''}${ae}`;
+}
+
+const ESC: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f' };
+
+export function dumpString(s: string): string {
+   
+  if (!/["\\\u0000-\u001f\u007f\ud800-\udfff]/.test(s)) return `"${s}"`;
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    const code = s.charCodeAt(i);
+    if (ESC[c] !== undefined) out += ESC[c];
+    else if (code < 0x20 || code === 0x7f) out += '\\u' + code.toString(16).padStart(4, '0');
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+      out += c + s[i + 1]!;
+      i++;
+    } else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd';
+    else out += c;
+  }
+  return out + '"';
+}
+
+/** jq's compact JSON text (`tojson`, `-c`). */
+export function dump(v: Json): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return formatNumber(v);
+    case 'string':
+      return dumpString(v);
+  }
+  if (Array.isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + dump(v[i]!);
+    return s + ']';
+  }
+  let s = '{';
+  let first = true;
+  for (const k in v) {
+    s += (first ? '' : ',') + dumpString(k) + ':' + dump(v[k]!);
+    first = false;
+  }
+  return s + '}';
+}
+
+/** jq's indented output (2 spaces, as `jq .` prints). */
+export function dumpPretty(v: Json, indent = 2, level = 0): string {
+  if (v === null || typeof v !== 'object') return dump(v);
+  const pad = ' '.repeat(indent * (level + 1));
+  const end = ' '.repeat(indent * level);
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    return '[\n' + v.map((x) => pad + dumpPretty(x, indent, level + 1)).join(',\n') + '\n' + end + ']';
+  }
+  const keys = Object.keys(v);
+  if (keys.length === 0) return '{}';
+  return '{\n' + keys.map((k) => pad + dumpString(k) + ': ' + dumpPretty(v[k]!, indent, level + 1)).join(',\n') + '\n' + end + '}';
+}
+
+/** A value shortened as jq's error messages show it (at most 29 bytes). */
+export function trunc(v: Json, size = 30): string {
+  let x = v;
+  if (typeof x === 'string' && x.length > size) x = [...x].slice(0, size).join('');
+  const s = dump(x);
+  const bytes = Buffer.byteLength(s);
+  if (bytes <= size - 1) return s;
+  const delim = s[0] === '"' ? '"' : s[0] === '[' ? ']' : s[0] === '{' ? '}' : '';
+  const all = Buffer.from(s);
+  let l = size - (delim ? 5 : 4);
+  while (l > 0 && (all[l]! & 0xc0) === 0x80) l--;
+  return all.subarray(0, l).toString() + '...' + delim;
+}
+
+export function describe(v: Json): string {
+  return `${typeOf(v)} (${trunc(v)})`;
+}
+
+// ---- ordering ----
+
+const ORDER: Record<string, number> = { null: 0, boolean: 1, number: 3, string: 4, array: 5, object: 6 };
+
+function kindRank(v: Json): number {
+  if (v === false) return 1;
+  if (v === true) return 2;
+  return ORDER[typeOf(v)]!;
+}
+
+/** Strings ordered by code point (jq compares UTF-8 bytes), not by UTF-16 unit. */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      const sx = x >= 0xd800 && x <= 0xdfff;
+      const sy = y >= 0xd800 && y <= 0xdfff;
+      if (sx !== sy) return sx ? (y >= 0xe000 ? -1 : 1) : x >= 0xe000 ? 1 : -1;
+      return x < y ? -1 : 1;
+    }
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+export function sortedKeys(o: JsonObject): string[] {
+  return Object.keys(o).sort(compareStrings);
+}
+
+export function compare(a: Json, b: Json): number {
+  const ra = kindRank(a);
+  const rb = kindRank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case 3: {
+      const x = a as number;
+      const y = b as number;
+      return x < y ? -1 : x === y ? 0 : x > y ? 1 : Number.isNaN(x) ? (Number.isNaN(y) ? -1 : -1) : 1;
+    }
+    case 4:
+      return compareStrings(a as string, b as string);
+    case 5: {
+      const x = a as Json[];
+      const y = b as Json[];
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const c = compare(x[i]!, y[i]!);
+        if (c !== 0) return c;
+      }
+      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+    }
+    case 6: {
+      const x = a as JsonObject;
+      const y = b as JsonObject;
+      const kx = sortedKeys(x);
+      const ky = sortedKeys(y);
+      const c = compare(kx, ky);
+      if (c !== 0) return c;
+      for (const k of kx) {
+        const d = compare(x[k]!, y[k]!);
+        if (d !== 0) return d;
+      }
+      return 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+export function equals(a: Json, b: Json): boolean {
+  if (a === b) return typeof a !== 'number' || !Number.isNaN(a);
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!equals(a[i]!, b[i]!)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const bo = b as JsonObject;
+  let n = 0;
+  for (const k in a) {
+    if (!hasOwn(bo, k) || !equals(a[k]!, bo[k]!)) return false;
+    n++;
+  }
+  return n === Object.keys(bo).length;
+}
+
+// ---- indexing ----
+
+function clampIndex(d: number): number {
+  if (d < -2147483648) return -2147483648;
+  if (d > 2147483647) return 2147483647;
+  return Math.trunc(d);
+}
+
+export function sliceBounds(len: number, from: Json, to: Json): [number, number] {
+  if (from === null) from = 0;
+  if (to === null) to = len;
+  if (typeof from !== 'number' || typeof to !== 'number') fail('Array/string slice indices must be integers');
+  let ds = from;
+  let de = to;
+  if (Number.isNaN(ds)) ds = 0;
+  if (ds < 0) ds += len;
+  if (ds < 0) ds = 0;
+  if (ds > len) ds = len;
+  const start = Math.floor(ds);
+  if (Number.isNaN(de)) de = len;
+  if (de < 0) de += len;
+  if (de < 0) de = start;
+  let end = de > 2147483647 ? 2147483647 : Math.trunc(de);
+  if (end > len) end = len;
+  if (end < len && end < de) end += 1;
+  if (end < start) end = start;
+  return [start, end];
+}
+
+export function sliceString(s: string, from: Json, to: Json): string {
+   
+  if (!/[\ud800-\udfff]/.test(s)) {
+    const [a, b] = sliceBounds(s.length, from, to);
+    return s.slice(a, b);
+  }
+  const cps = Array.from(s);
+  const [a, b] = sliceBounds(cps.length, from, to);
+  return cps.slice(a, b).join('');
+}
+
+/** `t[k]` as jq's INDEX: null for a missing key, errors for a wrong kind. */
+export function index(t: Json, k: Json): Json {
+  if (typeof k === 'string') {
+    if (isObject(t)) {
+      const v = t[k];
+      return v === undefined || !hasOwn(t, k) ? null : v;
+    }
+    if (t === null) return null;
+  } else if (typeof k === 'number') {
+    if (Array.isArray(t)) {
+      if (Number.isNaN(k)) return null;
+      let i = clampIndex(k);
+      if (i < 0) i += t.length;
+      const v = t[i];
+      return v === undefined ? null : v;
+    }
+    if (t === null) return null;
+  } else if (isObject(k)) {
+    if (Array.isArray(t) || typeof t === 'string') {
+      if (!hasOwn(k, 'start') && !hasOwn(k, 'end')) {
+        // jq's parse_slice reads the two keys; an object without them is a slice from 0 to the end
+      }
+      const from = k.start ?? null;
+      const to = k.end ?? null;
+      if (typeof t === 'string') return sliceString(t, from, to);
+      const [a, b] = sliceBounds(t.length, from, to);
+      return t.slice(a, b);
+    }
+    if (t === null) return null;
+  } else if (Array.isArray(k) && Array.isArray(t)) {
+    return arrayIndexes(t, k);
+  }
+  return fail(`Cannot index ${typeOf(t)} with ${describe(k)}`);
+}
+
+function arrayIndexes(a: Json[], b: Json[]): Json {
+  const out: number[] = [];
+  if (b.length === 0) return null;
+  for (let i = 0; i + b.length <= a.length || (i < a.length && false); i++) {
+    let ok = true;
+    for (let j = 0; j < b.length; j++) {
+      if (!equals(a[i + j]!, b[j]!)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) out.push(i);
+  }
+  return out;
+}
+
+export function slice(t: Json, from: Json, to: Json): Json {
+  if (t === null) return null;
+  if (typeof t === 'string') return sliceString(t, from, to);
+  if (Array.isArray(t)) {
+    const [a, b] = sliceBounds(t.length, from, to);
+    return t.slice(a, b);
+  }
+  return fail(`Cannot index ${typeOf(t)} with object`);
+}
+
+export function has(t: Json, k: Json): boolean {
+  if (isObject(t) && typeof k === 'string') return hasOwn(t, k);
+  if (Array.isArray(t) && typeof k === 'number') {
+    if (Number.isNaN(k)) return false;
+    const i = Math.trunc(k);
+    return i >= 0 && i < t.length;
+  }
+  return fail(`Cannot check whether ${typeOf(t)} has a ${typeOf(k)} key`);
+}
+
+/** `t` with `t[k] = v` (copy on write). */
+export function setIndex(t: Json, k: Json, v: Json): Json {
+  const isnull = t === null;
+  if (typeof k === 'string' && (isnull || isObject(t))) {
+    const o: JsonObject = isnull ? {} : { ...(t as JsonObject) };
+    setKey(o, k, v);
+    return o;
+  }
+  if (typeof k === 'number' && (isnull || Array.isArray(t))) {
+    if (Number.isNaN(k)) fail('Cannot set array element at NaN index');
+    const a = isnull ? [] : (t as Json[]).slice();
+    let i = clampIndex(k);
+    if (i < 0) {
+      i += a.length;
+      if (i < 0) fail('Out of bounds negative array index');
+    }
+    if (i > 536870911) fail('Array index too large');
+    while (a.length < i) a.push(null);
+    a[i] = v;
+    return a;
+  }
+  if (isObject(k) && (isnull || Array.isArray(t))) {
+    const a = isnull ? [] : (t as Json[]);
+    const [s, e] = sliceBounds(a.length, k.start ?? null, k.end ?? null);
+    if (!Array.isArray(v)) fail('A slice of an array can only be assigned another array');
+    return [...a.slice(0, s), ...v, ...a.slice(e)];
+  }
+  if (isObject(k) && typeof t === 'string') fail('Cannot update string slices');
+  return fail(`Cannot update field at ${typeOf(k)} index of ${typeOf(t)}`);
+}
+
+export function getpath(t: Json, path: Json): Json {
+  if (!Array.isArray(path)) fail('Path must be specified as an array');
+  let v = t;
+  for (const k of path) {
+    if (v === null) return null;
+    v = index(v, k);
+  }
+  return v;
+}
+
+export function setpath(t: Json, path: Json, v: Json): Json {
+  if (!Array.isArray(path)) fail('Path must be specified as an array');
+  return setpathAt(t, path, 0, v);
+}
+
+function setpathAt(t: Json, path: Json[], i: number, v: Json): Json {
+  if (i === path.length) return v;
+  const k = path[i]!;
+  const cur = t === null ? null : index(t, k);
+  return setIndex(t, k, setpathAt(cur, path, i + 1, v));
+}
+
+/** Apply `f` to the value at `path` (used by `|=` and the update-assignment operators). */
+export function updatepath(t: Json, path: Json[], i: number, f: (v: Json) => Json | undefined): Json | undefined {
+  if (i === path.length) return f(t);
+  const k = path[i]!;
+  const cur = t === null ? null : index(t, k);
+  const nv = updatepath(cur, path, i + 1, f);
+  if (nv === undefined) return undefined;
+  return setIndex(t, k, nv);
+}
+
+export function delpaths(t: Json, paths: Json): Json {
+  if (!Array.isArray(paths)) fail('Paths must be specified as an array');
+  const sorted = paths.slice().sort(compare);
+  for (let i = sorted.length - 1; i >= 0; i--) {
+    const p = sorted[i]!;
+    if (!Array.isArray(p)) fail('Path must be specified as an array');
+    t = delpath(t, p);
+  }
+  return t;
+}
+
+function delpath(t: Json, p: Json[]): Json {
+  if (p.length === 0) return null;
+  if (t === null) return null;
+  if (p.length === 1) return dels(t, [p[0]!]);
+  const k = p[0]!;
+  const child = index(t, k);
+  if (child === null) return t;
+  return setIndex(t, k, delpath(child, p.slice(1)));
+}
+
+function dels(t: Json, keys: Json[]): Json {
+  if (t === null || keys.length === 0) return t;
+  if (Array.isArray(t)) {
+    const del = new Set<number>();
+    for (const key of keys) {
+      if (typeof key === 'number') {
+        if (Number.isNaN(key)) continue;
+        const i = key < 0 ? t.length + Math.trunc(key) : Math.trunc(key);
+        del.add(i);
+      } else if (isObject(key)) {
+        const [s, e] = sliceBounds(t.length, key.start ?? null, key.end ?? null);
+        for (let i = s; i < e; i++) del.add(i);
+      } else fail(`Cannot delete ${typeOf(key)} element of array`);
+    }
+    return t.filter((_x, i) => !del.has(i));
+  }
+  if (isObject(t)) {
+    const o = { ...t };
+    for (const k of keys) {
+      if (typeof k !== 'string') fail(`Cannot delete ${typeOf(k)} field of object`);
+      delete o[k];
+    }
+    return o;
+  }
+  return fail(`Cannot delete fields from ${typeOf(t)}`);
+}
+
+// ---- arithmetic ----
+
+export function add(a: Json, b: Json): Json {
+  if (typeof a === 'number' && typeof b === 'number') return a + b;
+  if (a === null) return b;
+  if (b === null) return a;
+  if (typeof a === 'string' && typeof b === 'string') return a + b;
+  if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
+  if (isObject(a) && isObject(b)) {
+    const o = { ...a };
+    for (const k in b) setKey(o, k, b[k]!);
+    return o;
+  }
+  return fail(`${describe(a)} and ${describe(b)} cannot be added`);
+}
+
+export function subtract(a: Json, b: Json): Json {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (Array.isArray(a) && Array.isArray(b)) return a.filter((x) => !b.some((y) => equals(x, y)));
+  return fail(`${describe(a)} and ${describe(b)} cannot be subtracted`);
+}
+
+function deepMerge(a: JsonObject, b: JsonObject): JsonObject {
+  const o = { ...a };
+  for (const k in b) {
+    const x = o[k];
+    const y = b[k]!;
+    setKey(o, k, x !== undefined && hasOwn(o, k) && isObject(x) && isObject(y) ? deepMerge(x, y) : y);
+  }
+  return o;
+}
+
+export function multiply(a: Json, b: Json): Json {
+  if (typeof a === 'number' && typeof b === 'number') return a * b;
+  if (typeof a === 'string' && typeof b === 'number') return repeatStr(a, b);
+  if (typeof a === 'number' && typeof b === 'string') return repeatStr(b, a);
+  if (isObject(a) && isObject(b)) return deepMerge(a, b);
+  return fail(`${describe(a)} and ${describe(b)} cannot be multiplied`);
+}
+
+function repeatStr(s: string, d: number): Json {
+  if (d < 0 || Number.isNaN(d)) return null;
+  const n = d > 2147483647 ? 2147483647 : Math.trunc(d);
+  if (s.length * n > 536870912) fail('Repeat string result too long');
+  return s.repeat(n);
+}
+
+export function divide(a: Json, b: Json): Json {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (b === 0) fail(`${describe(a)} and ${describe(b)} cannot be divided because the divisor is zero`);
+    return a / b;
+  }
+  if (typeof a === 'string' && typeof b === 'string') return splitString(a, b);
+  return fail(`${describe(a)} and ${describe(b)} cannot be divided`);
+}
+
+export function splitString(a: string, b: string): Json {
+  if (a === '') return [];
+  return a.split(b);
+}
+
+function toIntMod(x: number): number {
+  if (Number.isNaN(x)) return 0;
+  if (x >= 2 ** 63) return 2 ** 63;
+  if (x <= -(2 ** 63)) return -(2 ** 63);
+  return Math.trunc(x);
+}
+
+export function modulo(a: Json, b: Json): Json {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a) || Number.isNaN(b)) return NaN;
+    const bi = toIntMod(b);
+    if (bi === 0) fail(`${describe(a)} and ${describe(b)} cannot be divided (remainder) because the divisor is zero`);
+    if (Number.isNaN(a) || Number.isNaN(b)) return NaN;
+    const ai = toIntMod(a);
+    const r = Number(BigInt(ai) % BigInt(Math.abs(bi)));
+    return r === 0 ? 0 : r;
+  }
+  return fail(`${describe(a)} and ${describe(b)} cannot be divided (remainder)`);
+}
+
+export function negate(v: Json): Json {
+  if (typeof v === 'number') return -v;
+  return fail(`${describe(v)} cannot be negated`);
+}
+
+export function length(v: Json): Json {
+  if (v === null) return 0;
+  switch (typeof v) {
+    case 'boolean':
+      return fail(`${describe(v)} has no length`);
+    case 'number':
+      return Math.abs(v);
+    case 'string':
+      return codepointLength(v);
+  }
+  if (Array.isArray(v)) return v.length;
+  return Object.keys(v).length;
+}
+
+export function codepointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+export function contains(a: Json, b: Json): boolean {
+  if (typeOf(a) !== typeOf(b) && !(typeof a === 'boolean' && typeof b === 'boolean')) {
+    return fail(`${describe(a)} and ${describe(b)} cannot have their containment checked`);
+  }
+  return containsInner(a, b);
+}
+
+function containsInner(a: Json, b: Json): boolean {
+  if (isObject(a) && isObject(b)) {
+    for (const k in b) {
+      if (!hasOwn(a, k) || !containsInner(a[k]!, b[k]!)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) return b.every((y) => a.some((x) => containsInner(x, y)));
+  if (typeof a === 'string' && typeof b === 'string') return a.includes(b);
+  return equals(a, b);
+}
+
+export function keys(v: Json, sorted: boolean): Json {
+  if (isObject(v)) return sorted ? sortedKeys(v) : Object.keys(v);
+  if (Array.isArray(v)) return v.map((_x, i) => i);
+  return fail(`${describe(v)} has no keys`);
+}
+
+export function tostring(v: Json): string {
+  return typeof v === 'string' ? v : dump(v);
+}
