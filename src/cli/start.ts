@@ -17,6 +17,7 @@ export interface StartOptions {
   hookTimeout: string;
   shutdownTimeout: string;
   helmHistoryMax: string;
+  parallelModuleRuns: string;
   helmIgnoreRelease: string;
   kubeConfig: string;
   kubeContext: string;
@@ -49,6 +50,11 @@ export function registerStart(program: Command): Command {
     .option('--hook-timeout <duration>', 'time limit of every hook run, e.g. 30s, 10m', fromEnv(ENV.hookTimeout, '10m'))
     .option('--shutdown-timeout <duration>', 'how long a running hook may take to finish after SIGTERM', fromEnv(['ADDON_OPERATOR_SHUTDOWN_TIMEOUT'], '30s'))
     .option('--helm-history-max <n>', 'revisions kept per release (0: all)', fromEnv(['HELM_HISTORY_MAX'], '10'))
+    .option(
+      '--parallel-module-runs <n>',
+      'modules that share an order number run this many at once (env ADDON_OPERATOR_PARALLEL_MODULE_RUNS; 1: one by one)',
+      fromEnv(['ADDON_OPERATOR_PARALLEL_MODULE_RUNS', 'PARALLEL_MODULE_RUNS'], '1'),
+    )
     .option('--helm-ignore-release <name>', 'a release in the namespace that is never purged', fromEnv(['HELM_IGNORE_RELEASE'], ''))
     .option('--kube-config <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)', fromEnv(['KUBE_CONFIG'], ''))
     .option('--kube-context <name>', 'kubeconfig context', fromEnv(['KUBE_CONTEXT'], ''))

@@ -15,6 +15,7 @@ export function isConvergeTask(task: OperatorTask, first: boolean): boolean {
     case 'ConvergeModules':
       return true;
     case 'ModuleRun':
+    case 'ParallelModuleRun':
       return m.reloadAll;
     case 'GlobalHookRun':
       return m.bindingType === 'beforeAll' || m.bindingType === 'afterAll';

@@ -36,7 +36,7 @@ import {
   modulePurge,
   waitKubernetesSynchronization,
 } from './handlers/converge.js';
-import { moduleDelete, moduleRun } from './handlers/module.js';
+import { moduleDelete, moduleRun, parallelModuleRun } from './handlers/module.js';
 
 export interface OperatorOptions {
   manager: ModuleManager;
@@ -53,6 +53,8 @@ export interface OperatorOptions {
   metrics?: OperatorMetrics;
   helmIgnoreRelease?: string;
   proxyHookJsonLogs?: boolean;
+  /** `--parallel-module-runs`: modules sharing an order number run this many at once (default 1). */
+  parallelModuleRuns?: number;
   /** Test and tuning knobs; defaults are the documented ones. */
   timing?: {
     /** Retry delay of a failed task after `failures` failures (default 5 s growing to 30 s). */
@@ -113,6 +115,7 @@ export class Operator {
         discoveryRetryMs: opts.timing?.discoveryRetryMs ?? 5000,
         proxyHookJsonLogs: opts.proxyHookJsonLogs,
         metrics: opts.metrics,
+        parallelModuleRuns: Math.max(1, opts.parallelModuleRuns ?? 1),
       },
       sink,
     );
@@ -206,6 +209,8 @@ export class Operator {
         return convergeModules(rt, task, queue);
       case 'ModuleRun':
         return moduleRun(rt, task, queue);
+      case 'ParallelModuleRun':
+        return parallelModuleRun(rt, task);
       case 'ModuleDelete':
         return moduleDelete(rt, task, queue);
       case 'ModulePurge':

@@ -52,6 +52,8 @@ export interface RuntimeOptions {
   discoveryRetryMs: number;
   proxyHookJsonLogs?: boolean;
   metrics?: OperatorMetrics;
+  /** Modules of one order number run at most this many at once (1: one by one; DESIGN decision 7). */
+  parallelModuleRuns: number;
 }
 
 export class Runtime {
@@ -70,6 +72,10 @@ export class Runtime {
   private readonly bindings = new Map<string, HookBindings>();
   private readonly limiters = new Map<string, RateLimiter>();
   private readonly modules = new Map<string, ModuleState>();
+  /** ParallelModuleRun task id → modules of the group that have not succeeded yet. */
+  readonly parallelGroups = new Map<string, Set<string>>();
+  /** module → the end of its last hook run: one module's hooks never run at the same time. */
+  private readonly moduleHookChains = new Map<string, Promise<unknown>>();
 
   constructor(
     readonly opts: RuntimeOptions,
@@ -125,7 +131,25 @@ export class Runtime {
 
   /** Runs a module hook with its snapshots and applies every output. */
   runModuleHook(module: string, hook: Hook, contexts: BindingContext[], bindingType: BindingType, queue: string): Promise<HookRunOutcome> {
-    return this.withOutputs(hook, bindingType, queue, contexts, (rt) => this.manager.runModuleHook(module, hook, contexts, this.bindingsOf(hook).snapshots, rt));
+    // hooks of one module may be queued in several queues (parallel and named ones): one at a time
+    const before = this.moduleHookChains.get(module) ?? Promise.resolve();
+    const run = before.then(() =>
+      this.withOutputs(hook, bindingType, queue, contexts, (rt) => this.manager.runModuleHook(module, hook, contexts, this.bindingsOf(hook).snapshots, rt)),
+    );
+    const tail = run.catch(() => {});
+    this.moduleHookChains.set(module, tail);
+    void tail.then(() => {
+      if (this.moduleHookChains.get(module) === tail) this.moduleHookChains.delete(module);
+    });
+    return run;
+  }
+
+  /** A module of a parallel group succeeded; main goes on at once when it was the last one. */
+  parallelModuleDone(group: string, module: string): void {
+    const pending = this.parallelGroups.get(group);
+    if (!pending?.delete(module)) return;
+    this.log.info({ module }, 'module of a parallel run done');
+    if (pending.size === 0) this.main.cancelDelay();
   }
 
   private async withOutputs(
@@ -188,9 +212,12 @@ export class Runtime {
     this.main.addLast(this.newConverge(convergeEvent, event));
   }
 
-  /** A ModuleRun for the module waits in main (the running head does not count). */
+  /** A ModuleRun for the module waits in main or a parallel queue (a running one does not count). */
   moduleRunPending(module: string): boolean {
-    return this.main.tasks().some((t) => t.metadata.kind === 'ModuleRun' && t.metadata.module === module && !t.processing);
+    const waiting = (t: OperatorTask) =>
+      !t.processing &&
+      ((t.metadata.kind === 'ModuleRun' && t.metadata.module === module) || (t.metadata.kind === 'ParallelModuleRun' && t.metadata.modules.some((m) => m.module === module)));
+    return this.queues.queues().some((q) => (q === this.main || q.name.startsWith('parallel_queue_')) && q.tasks().some(waiting));
   }
 
   /** Appends a ModuleRun (no start-up) to main unless one is already waiting. */

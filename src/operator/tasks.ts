@@ -58,6 +58,16 @@ export interface ModuleRunMeta {
   /** Part of a converge ("reload all modules"). */
   reloadAll: boolean;
   event: string;
+  /** Set when the run belongs to a ParallelModuleRun: that task's id. */
+  parallelGroup?: string;
+}
+
+/** Modules of one order number run in parallel queues (`--parallel-module-runs` > 1). */
+export interface ParallelModuleRunMeta {
+  kind: 'ParallelModuleRun';
+  modules: { module: string; doStartup: boolean }[];
+  reloadAll: boolean;
+  event: string;
 }
 
 export interface ModuleDeleteMeta {
@@ -93,6 +103,7 @@ export type TaskMeta =
   | GlobalHookRunMeta
   | ModuleHookRunMeta
   | ModuleRunMeta
+  | ParallelModuleRunMeta
   | ModuleDeleteMeta
   | ModulePurgeMeta
   | ConvergeModulesMeta
@@ -121,6 +132,8 @@ export function describeMeta(meta: TaskMeta): string {
       return `${meta.bindingType}:${hookLabel(meta.hook)}${bindingNames(meta.contexts)}:${meta.event}`;
     case 'ModuleRun':
       return `${meta.module}${meta.doStartup ? ':doStartup' : ''}:${meta.event}`;
+    case 'ParallelModuleRun':
+      return `Parallel run for ${meta.modules.map((m) => m.module).join(', ')}:${meta.event}`;
     case 'ModuleDelete':
       return `${meta.module}:${meta.event}`;
     case 'ModulePurge':

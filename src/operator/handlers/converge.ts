@@ -75,6 +75,27 @@ function globalLifecycleTasks(rt: Runtime, binding: 'beforeAll' | 'afterAll'): O
 }
 
 /**
+ * One ModuleRun per enabled module, in order; with `--parallel-module-runs` above 1, modules that
+ * share an order number go as one ParallelModuleRun (DESIGN decision 7).
+ */
+function moduleRunTasks(rt: Runtime, enabled: readonly string[], toEnable: ReadonlySet<string>): OperatorTask[] {
+  const event = 'Reload-All-Modules';
+  const single = (module: string) => makeTask({ kind: 'ModuleRun', module, doStartup: toEnable.has(module), reloadAll: true, event });
+  if (rt.opts.parallelModuleRuns <= 1) return enabled.map(single);
+  const groups: string[][] = [];
+  let order: number | undefined;
+  for (const module of enabled) {
+    const o = rt.manager.module(module).def.order;
+    if (o === order) groups.at(-1)!.push(module);
+    else groups.push([module]);
+    order = o;
+  }
+  return groups.map((g) =>
+    g.length === 1 ? single(g[0]!) : makeTask({ kind: 'ParallelModuleRun', modules: g.map((module) => ({ module, doStartup: toEnable.has(module) })), reloadAll: true, event }),
+  );
+}
+
+/**
  * ConvergeModules: beforeAll hooks → module discovery → ModuleDelete/ModuleRun → afterAll hooks. Each
  * step's tasks go in front of this task, which then runs again for the next step (Keep).
  */
@@ -104,9 +125,7 @@ export async function convergeModules(rt: Runtime, task: OperatorTask, queue: Ta
         const toEnable = new Set(discovery.toEnable);
         const head: OperatorTask[] = [
           ...discovery.toDisable.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
-          ...discovery.enabled.map((module) =>
-            makeTask({ kind: 'ModuleRun', module, doStartup: toEnable.has(module), reloadAll: true, event: 'Reload-All-Modules' }),
-          ),
+          ...moduleRunTasks(rt, discovery.enabled, toEnable),
         ];
         rt.log.info({ enabled: discovery.enabled, disabled: discovery.toDisable }, 'modules discovered');
         rt.convergePhase = 'WaitDeleteAndRunModules';

@@ -9,7 +9,7 @@ import { hooksInOrder } from '../../hooks/order.js';
 import type { ModuleLifecycleBinding } from '../../hooks/config-types.js';
 import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
 import type { Runtime } from '../runtime.js';
-import { makeTask, type ModuleDeleteMeta, type ModuleRunMeta, type OperatorTask, type TaskMeta } from '../tasks.js';
+import { makeTask, type ModuleDeleteMeta, type ModuleRunMeta, type OperatorTask, type ParallelModuleRunMeta, type TaskMeta } from '../tasks.js';
 import { WAIT_POLL_MS } from './converge.js';
 
 async function runLifecycle(rt: Runtime, module: string, hooks: readonly Hook[], binding: ModuleLifecycleBinding, queue: string): Promise<void> {
@@ -35,9 +35,10 @@ async function queueSynchronization(rt: Runtime, module: string, hooks: readonly
           allowFailure: binding.allowFailure,
           sync: { binding: binding.name, wait: binding.waitForSynchronization },
         },
-        binding.queue,
+        binding.queue === rt.main.name && isParallelQueue(queue.name) ? queue.name : binding.queue,
       );
-      if (binding.queue === queue.name) head.push(t);
+      // in a parallel queue, the module's bindings on main run in that queue (as in the Go operator)
+      if (binding.queue === queue.name || (binding.queue === rt.main.name && isParallelQueue(queue.name))) head.push(t);
       else {
         if (binding.waitForSynchronization) state.pendingSync.add(t.id);
         rt.queues.addLast(t);
@@ -47,7 +48,45 @@ async function queueSynchronization(rt: Runtime, module: string, hooks: readonly
   return head;
 }
 
+/** Queues of parallel module runs: `parallel_queue_N`, as in the Go operator. */
+export const PARALLEL_QUEUE_PREFIX = 'parallel_queue_';
+const isParallelQueue = (name: string) => name.startsWith(PARALLEL_QUEUE_PREFIX);
+
+/**
+ * ParallelModuleRun: one ModuleRun per module of the group into at most N parallel queues (each
+ * queue runs its modules one by one, so at most N run at once); done when every one has succeeded. A
+ * failing module is retried in its own queue, alone. Main waits here, so the next order number
+ * starts only after the whole group.
+ */
+export function parallelModuleRun(rt: Runtime, task: OperatorTask): TaskResult<TaskMeta> {
+  const meta = task.metadata as ParallelModuleRunMeta;
+  let pending = rt.parallelGroups.get(task.id);
+  if (!pending) {
+    const live = meta.modules.filter((m) => rt.isEnabled(m.module));
+    pending = new Set(live.map((m) => m.module));
+    rt.parallelGroups.set(task.id, pending);
+    const n = Math.min(rt.opts.parallelModuleRuns, live.length);
+    live.forEach((m, i) =>
+      rt.queues.addLast(
+        makeTask({ kind: 'ModuleRun', module: m.module, doStartup: m.doStartup, reloadAll: meta.reloadAll, event: meta.event, parallelGroup: task.id }, `${PARALLEL_QUEUE_PREFIX}${i % n}`),
+      ),
+    );
+    rt.log.info({ modules: live.map((m) => m.module), queues: n }, 'parallel module run started');
+  }
+  // woken by the last module's success (Runtime.parallelModuleDone); the poll is a fallback
+  if (pending.size > 0) return TaskResults.repeat({ delayBeforeNextTask: 1000 });
+  rt.parallelGroups.delete(task.id);
+  return TaskResults.success();
+}
+
 export async function moduleRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+  const result = await runModule(rt, task, queue);
+  const meta = task.metadata as ModuleRunMeta;
+  if (meta.parallelGroup && result.status === 'Success') rt.parallelModuleDone(meta.parallelGroup, meta.module);
+  return result;
+}
+
+async function runModule(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
   const meta = task.metadata as ModuleRunMeta;
   const { module } = meta;
   if (!rt.isEnabled(module)) return TaskResults.success();
