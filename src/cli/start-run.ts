@@ -12,6 +12,7 @@ import { KubeMonitors } from '../kube/monitor.js';
 import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
 import { isApiStatus, requestJson } from '../kube/http.js';
+import { connectionStats } from '../kube/connections.js';
 import { HelmReleases } from '../helm/releases.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
@@ -25,7 +26,7 @@ import type { StartOptions } from './start.js';
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 const LOG_TYPES = ['json', 'text', 'color'];
 
-function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number; unnumberedOrder: number; listenPort: number } {
+function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number; unnumberedOrder: number; listenPort: number; parallelModuleRuns: number } {
   if (!LOG_LEVELS.includes(opts.logLevel)) throw new UserError(`--log-level: "${opts.logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
   if (!LOG_TYPES.includes(opts.logType)) throw new UserError(`--log-type: "${opts.logType}" is not one of ${LOG_TYPES.join(', ')}`);
   if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
@@ -37,6 +38,7 @@ function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: 
     shutdownMs: parseDuration(opts.shutdownTimeout, '--shutdown-timeout'),
     historyMax: parseOrder(opts.helmHistoryMax, '--helm-history-max'),
     listenPort: parsePort(opts.listenPort, '--listen-port'),
+    parallelModuleRuns: Math.max(1, parseOrder(opts.parallelModuleRuns ?? '1', '--parallel-module-runs')),
   };
 }
 
@@ -88,7 +90,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
 type Checked = ReturnType<typeof checkOptions>;
 type Wiring = Pick<RunContext, 'log' | 'metrics' | 'hookMetrics' | 'created'>;
 
-async function loadAndRun(opts: StartOptions, { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder }: Checked, wiring: Wiring): Promise<void> {
+async function loadAndRun(opts: StartOptions, { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder, parallelModuleRuns }: Checked, wiring: Wiring): Promise<void> {
   const { log } = wiring;
   const namespace = opts.namespace || 'default';
   mkdirSync(opts.tmpDir, { recursive: true });
@@ -116,7 +118,7 @@ async function loadAndRun(opts: StartOptions, { hookTimeoutMs, shutdownMs, histo
     log.info({ url: sandbox.url, kubeconfig: sandbox.kubeconfigPath }, 'embedded API server started (sandbox: not a production cluster)');
   }
   try {
-    await runOperator(opts, { ...wiring, manager, sandbox, namespace, shutdownMs, historyMax });
+    await runOperator(opts, { ...wiring, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns });
   } finally {
     await sandbox?.stop();
   }
@@ -129,13 +131,14 @@ interface RunContext {
   namespace: string;
   shutdownMs: number;
   historyMax: number;
+  parallelModuleRuns: number;
   metrics: OperatorMetrics;
   hookMetrics: HookMetricsStorage;
   /** Called with the operator as soon as it exists (the HTTP server reads it). */
   created: (operator: Operator) => void;
 }
 
-async function runOperator(opts: StartOptions, { log, manager, sandbox, namespace, shutdownMs, historyMax, metrics, hookMetrics, created }: RunContext): Promise<void> {
+async function runOperator(opts: StartOptions, { log, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns, metrics, hookMetrics, created }: RunContext): Promise<void> {
   const kc = loadKubeConfig(opts, sandbox);
   if (sandbox) await ensureNamespace(kc, namespace);
 
@@ -157,6 +160,7 @@ async function runOperator(opts: StartOptions, { log, manager, sandbox, namespac
     hookMetrics,
     helmIgnoreRelease: opts.helmIgnoreRelease || undefined,
     proxyHookJsonLogs: opts.logProxyHookJson,
+    parallelModuleRuns,
   });
   created(operator);
   const stopped = stopOnSignals(operator, log, shutdownMs);
@@ -167,7 +171,9 @@ async function runOperator(opts: StartOptions, { log, manager, sandbox, namespac
     await operator.stop();
     throw e;
   }
-  void operator.converge.whenFirstDone().then(() => log.info({ enabledModules: manager.enabledModules }, 'startup converge done'));
+  void operator.converge
+    .whenFirstDone()
+    .then(() => log.info({ enabledModules: manager.enabledModules, kubeConnections: connectionStats() }, 'startup converge done'));
   await stopped;
   log.info('operator stopped');
 }

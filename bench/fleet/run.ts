@@ -1,0 +1,198 @@
+/**
+ * bench/fleet: the cold converge of a generated fleet (generate.ts; 100 modules × 30 objects × 5
+ * hooks by default) with the API server as its own process (`addon-operator sandbox`) and the
+ * operator as another (`addon-operator start --kube-config ...`), as on a cluster. Reports the time
+ * from the operator's spawn to its 'startup converge done' log line, the operator's CPU (its own and
+ * its hooks'), its peak resident memory, and the TLS handshakes it made. Targets (issue 22): under
+ * 10 s with --parallel-module-runs 4, under 15 s with the default; under 40 ms of operator CPU per
+ * module; under 150 MiB peak; one handshake per pooled socket.
+ *
+ * Run (builds dist/ first): node --import tsx bench/fleet/run.ts [--modules 100] [--objects 30]
+ *   [--parallel N]... [--rounds 1] [--cpu-prof DIR] [--no-build] [--keep]
+ * Each --parallel value is one run (`--parallel 1 --parallel 4` compares both on one machine state).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { KubeConfig } from '@kubernetes/client-node';
+import { requestJson } from '../../src/kube/http.js';
+import { closeConnections } from '../../src/kube/connections.js';
+import { generateFleet, type Fleet, type FleetShape } from './generate.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const CLI = join(REPO, 'dist/cli/main.js');
+const CLK_TCK = 100;
+
+export interface FleetRun {
+  parallel: number;
+  convergeMs: number;
+  /** CPU of the operator process itself, and of the hook processes it waited for. */
+  operatorCpuMs: number;
+  hooksCpuMs: number;
+  sandboxCpuMs: number;
+  peakRssMiB: number;
+  handshakes: number;
+  sockets: number;
+  objects: number;
+}
+
+function procCpuMs(pid: number): { self: number; children: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields 14-17 of proc(5), counted from the state field (3)
+  const n = (i: number) => Number(f[i - 3]);
+  return { self: ((n(14) + n(15)) * 1000) / CLK_TCK, children: ((n(16) + n(17)) * 1000) / CLK_TCK };
+}
+
+function peakRssMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Resolves with the first line matching `test`, rejects on exit or on a line matching `fail`. */
+function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string, timeoutMs: number, fail?: (line: string) => boolean): Promise<string> {
+  return new Promise((res, rej) => {
+    const rl = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+    const onExit = (code: number | null) => rej(new Error(`the process exited (${code}) before ${what}`));
+    child.once('exit', onExit);
+    rl.on('line', (line) => {
+      if (fail?.(line)) {
+        clearTimeout(timer);
+        rej(new Error(`failed before ${what}: ${line.slice(0, 2000)}`));
+      }
+      if (!test(line)) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      res(line);
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface RunOptions {
+  parallel: number;
+  cpuProfDir?: string;
+  timeoutMs?: number;
+}
+
+/** One cold converge of `fleet` against a fresh sandbox process. */
+export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promise<FleetRun> {
+  const kubeconfig = join(root, `kubeconfig-${o.parallel}-${Date.now()}`);
+  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--seed', fleet.seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stderr: string[] = [];
+  let operator: ChildProcess | undefined;
+  try {
+    await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 30_000);
+    sandbox.stdout!.resume();
+    const args = [
+      ...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : []),
+      CLI,
+      'start',
+      '--kube-config',
+      kubeconfig,
+      '--namespace',
+      fleet.shape.namespace,
+      '--modules-dir',
+      fleet.modulesDir,
+      '--global-hooks-dir',
+      fleet.globalHooksDir,
+      '--tmp-dir',
+      join(root, 'tmp'),
+      '--log-type',
+      'json',
+      ...(o.parallel > 1 ? ['--parallel-module-runs', String(o.parallel)] : []),
+    ];
+    const sandboxCpu0 = procCpuMs(sandbox.pid!).self;
+    const t0 = performance.now();
+    operator = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+    const line = await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 300_000, (l) => l.includes('task failed'));
+    const convergeMs = performance.now() - t0;
+    const cpu = procCpuMs(operator.pid!);
+    const peak = peakRssMiB(operator.pid!);
+    const sandboxCpuMs = procCpuMs(sandbox.pid!).self - sandboxCpu0;
+    operator.stdout!.resume();
+    const record = JSON.parse(line) as { kubeConnections?: { handshakes: number; sockets: number }[] };
+    const conn = record.kubeConnections?.[0] ?? { handshakes: NaN, sockets: NaN };
+
+    // what the converge left in the cluster
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    let objects = 0;
+    for (const path of [`/api/v1/namespaces/${fleet.shape.namespace}/configmaps`, `/api/v1/namespaces/${fleet.shape.namespace}/services`, `/apis/apps/v1/namespaces/${fleet.shape.namespace}/deployments`]) {
+      objects += (await requestJson<{ items: unknown[] }>(kc, 'GET', path, { labelSelector: 'fleet.example.com/module' })).items.length;
+    }
+    closeConnections(kc);
+    const expected = fleet.shape.modules * fleet.shape.objects;
+    if (objects !== expected) throw new Error(`expected ${expected} objects in the cluster, found ${objects}`);
+    return { parallel: o.parallel, convergeMs, operatorCpuMs: cpu.self, hooksCpuMs: cpu.children, sandboxCpuMs, peakRssMiB: peak, handshakes: conn.handshakes, sockets: conn.sockets, objects };
+  } catch (e) {
+    if (stderr.length) console.error(stderr.join('').slice(-4000));
+    throw e;
+  } finally {
+    if (operator) await stopChild(operator);
+    await stopChild(sandbox);
+  }
+}
+
+function parseArgs(argv: string[]) {
+  const o = { modules: 100, objects: 30, parallel: [] as number[], rounds: 1, cpuProf: undefined as string | undefined, build: true, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--modules') o.modules = Number(next());
+    else if (a === '--objects') o.objects = Number(next());
+    else if (a === '--parallel') o.parallel.push(Number(next()));
+    else if (a === '--rounds') o.rounds = Number(next());
+    else if (a === '--cpu-prof') o.cpuProf = resolve(next());
+    else if (a === '--no-build') o.build = false;
+    else if (a === '--keep') o.keep = true;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!o.parallel.length) o.parallel.push(1);
+  return o;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.build) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'inherit' });
+  const root = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
+  const shape: Partial<FleetShape> = { modules: args.modules, objects: args.objects };
+  const fleet = generateFleet(root, shape);
+  console.log(`bench/fleet: ${fleet.shape.modules} modules (orders shared in pairs) × ${fleet.shape.objects} objects × 5 hooks; sandbox and operator as separate processes`);
+  try {
+    for (let r = 0; r < args.rounds; r++) {
+      for (const parallel of args.parallel) {
+        const run = await runFleet(fleet, root, { parallel, cpuProfDir: args.cpuProf });
+        const perModule = run.operatorCpuMs / fleet.shape.modules;
+        console.log(
+          `  --parallel-module-runs ${parallel}: converge ${(run.convergeMs / 1000).toFixed(2)} s (target < ${parallel > 1 ? 10 : 15} s); ` +
+            `operator CPU ${(run.operatorCpuMs / 1000).toFixed(2)} s = ${perModule.toFixed(1)} ms/module (target < 40); ` +
+            `sandbox CPU ${(run.sandboxCpuMs / 1000).toFixed(2)} s; peak RSS ${run.peakRssMiB.toFixed(0)} MiB (target < 150); ` +
+            `TLS handshakes ${run.handshakes} over ${run.sockets} sockets; ${run.objects} objects`,
+        );
+      }
+    }
+  } finally {
+    if (args.keep) console.log(`  fleet kept in ${root}`);
+    else rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();
