@@ -98,6 +98,8 @@ export interface Manifest {
   name: string;
   content: string;
   head: ManifestHead;
+  /** The parsed document (read once for the head; the release engine applies it as it is). */
+  data?: JsonValue;
 }
 
 export type HookEvent =
@@ -169,12 +171,26 @@ const jsonKind = (v: JsonValue): string => (Array.isArray(v) ? 'array' : v === n
 
 /** Reads a document's head; throws Helm's "YAML parse error on FILE: ..." */
 export function parseHead(doc: string, file: string): ManifestHead {
+  return parseDocumentHead(doc, file).head;
+}
+
+/** Parses a document once: its head and its data. */
+export function parseDocumentHead(doc: string, file: string): { head: ManifestHead; data: JsonValue } {
+  const data = parseManifestYaml(doc, file);
+  return { head: headOf(data, file), data };
+}
+
+function parseManifestYaml(doc: string, file: string): JsonValue {
   let data: JsonValue;
   try {
     data = parseYaml(doc, file) as JsonValue;
   } catch (e) {
     throw new Error(`YAML parse error on ${file}: ${(e as Error).message.replace(/^invalid YAML in /, '')}`, { cause: e });
   }
+  return data;
+}
+
+function headOf(data: JsonValue, file: string): ManifestHead {
   const fail = (what: string): never => {
     throw new Error(`YAML parse error on ${file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${what}`);
   };
@@ -233,10 +249,10 @@ export function sortManifests(files: Record<string, string>, order: readonly str
     const content = files[path]!;
     if (posix.basename(path).startsWith('_') || goTrimSpace(content) === '') continue;
     for (const doc of splitManifests(content)) {
-      const head = parseHead(doc, path);
+      const { head, data } = parseDocumentHead(doc, path);
       const hookTypes = head.annotations[HOOK_ANNOTATION];
       if (hookTypes === undefined) {
-        manifests.push({ name: path, content: doc, head });
+        manifests.push({ name: path, content: doc, head, data });
         continue;
       }
       const weight = head.annotations[HOOK_WEIGHT_ANNOTATION] ?? '';

@@ -38,10 +38,11 @@ export interface PlacedObject extends ManifestObject {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The objects of rendered manifests, in order; comment-only documents are skipped. */
-export function manifestObjects(manifests: readonly Pick<Manifest, 'name' | 'content'>[]): ManifestObject[] {
+export function manifestObjects(manifests: readonly Pick<Manifest, 'name' | 'content' | 'data'>[]): ManifestObject[] {
   const out: ManifestObject[] = [];
   for (const m of manifests) {
-    const data = parseYaml(m.content, m.name);
+    // a rendered manifest carries its parsed document; a stored release manifest is parsed here
+    const data = m.data !== undefined ? m.data : parseYaml(m.content, m.name);
     if (data === null) continue;
     if (!isPlainObject(data as never)) throw new UserError(`${m.name}: a manifest must be an object`);
     const object = data as JsonObject;

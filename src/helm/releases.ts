@@ -41,6 +41,8 @@ export interface HelmReleasesOptions {
   fieldManager?: string;
   /** Labels added to every applied object (the Go operator's post-renderer adds `heritage: addon-operator`). */
   extraLabels?: Record<string, string>;
+  /** Objects of one kind applied at once (default 8). */
+  applyConcurrency?: number;
   /** How long discovered capabilities are reused (default 30 s). */
   capabilitiesTtlMs?: number;
   log?: ReleaseLog;
@@ -54,6 +56,17 @@ const LEGACY_CHECKSUM_VALUE = '_addonOperatorModuleChecksum';
 const KEEP_POLICY = 'helm.sh/resource-policy';
 /** How long a custom resource waits for the CRD applied before it in the same release. */
 const CRD_WAIT_MS = 15_000;
+
+/** Objects in runs of one kind, in their order (Helm's `batchPerform`). */
+function kindBatches(objects: readonly ManifestObject[]): ManifestObject[][] {
+  const out: ManifestObject[][] = [];
+  for (const o of objects) {
+    const last = out.at(-1);
+    if (last && last[0]!.kind === o.kind) last.push(o);
+    else out.push([o]);
+  }
+  return out;
+}
 
 /** Runs async work on a few items at a time. */
 async function eachLimited<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
@@ -77,6 +90,7 @@ export class HelmReleases {
   private readonly log: ReleaseLog;
   private readonly now: () => Date;
   private readonly capabilitiesTtlMs: number;
+  private readonly applyConcurrency: number;
   private capabilities?: { at: number; value: Promise<Capabilities> };
   /** One operation at a time per release. */
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -89,6 +103,7 @@ export class HelmReleases {
     this.historyMax = options.historyMax ?? 10;
     this.extraLabels = options.extraLabels ?? {};
     this.capabilitiesTtlMs = options.capabilitiesTtlMs ?? 30_000;
+    this.applyConcurrency = Math.max(1, options.applyConcurrency ?? 8);
   }
 
   upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
@@ -173,7 +188,8 @@ export class HelmReleases {
     }
 
     const revision = (previous?.version ?? 0) + 1;
-    const rendered = renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision });
+    // the probe is the release's render unless the chart can see the revision or the install/upgrade flag
+    const rendered = readsRevision(chart, values) ? renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision }) : probe;
     const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous);
     if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1);
     await this.store.create(record);
@@ -228,7 +244,11 @@ export class HelmReleases {
     };
   }
 
-  /** Applies every manifest object in install order; the first failure stops with the object named. */
+  /**
+   * Applies the manifest objects as Helm's kube client creates them: consecutive objects of one kind
+   * together (at most `applyConcurrency` in flight), each kind after the one before it in install
+   * order. A kind with failures stops the release there, every failed object named.
+   */
   private async applyAll(record: Release, rendered: RenderResult): Promise<void> {
     if (rendered.hooks.length) this.log.warn(`release ${record.name}: ${rendered.hooks.length} Helm hook(s) are recorded but not run`);
     const extra = {
@@ -236,15 +256,22 @@ export class HelmReleases {
       annotations: { 'meta.helm.sh/release-name': record.name, 'meta.helm.sh/release-namespace': record.namespace },
     };
     let appliedCrd = false;
-    for (const o of manifestObjects(rendered.manifests)) {
-      const label = `${o.kind} ${o.namespace || record.namespace}/${o.name}`;
-      try {
-        const placed = appliedCrd ? await this.placeAfterCrd(o, record.namespace) : await this.objects.placeOrFail(o, record.namespace);
-        await this.objects.apply(placed, extra);
-        if (placed.info.kind === 'CustomResourceDefinition') appliedCrd = true;
-      } catch (e) {
-        throw new Error(`release ${record.name}: applying ${label} (${o.source}) failed: ${apiMessage(e)}`, { cause: e });
-      }
+    for (const batch of kindBatches(manifestObjects(rendered.manifests))) {
+      const afterCrd = appliedCrd;
+      const failures = await eachLimited(batch, this.applyConcurrency, async (o) => {
+        try {
+          const placed = afterCrd ? await this.placeAfterCrd(o, record.namespace) : await this.objects.placeOrFail(o, record.namespace);
+          await this.objects.apply(placed, extra);
+          if (placed.info.kind === 'CustomResourceDefinition') appliedCrd = true;
+          return undefined;
+        } catch (e) {
+          return { o, e };
+        }
+      });
+      const failed = failures.filter((f) => f !== undefined);
+      if (!failed.length) continue;
+      const what = failed.map(({ o, e }) => `applying ${o.kind} ${o.namespace || record.namespace}/${o.name} (${o.source}) failed: ${apiMessage(e)}`);
+      throw new Error(`release ${record.name}: ${what.join('; ')}`, { cause: failed[0]!.e });
     }
   }
 
@@ -268,7 +295,9 @@ export class HelmReleases {
   }
 
   private async prune(olds: Release[], rendered: RenderResult, namespace: string): Promise<void> {
-    const keep = new Set((await this.placedObjects(rendered.manifest, namespace)).map((p) => p.key));
+    if (!olds.length) return;
+    const placed = await eachLimited(manifestObjects(rendered.manifests), 8, (o) => this.objects.place(o, namespace));
+    const keep = new Set(placed.filter((p): p is PlacedObject => p !== undefined).map((p) => p.key));
     const seen = new Set<string>();
     for (const old of olds) {
       for (const p of await this.placedObjects(old.manifest, namespace)) {
@@ -313,6 +342,25 @@ export class HelmReleases {
     this.log.info(`release ${name}: uninstalled`);
     return true;
   }
+}
+
+/** `.Release` other than Name, Namespace and Service (Revision, IsUpgrade, IsInstall, or the whole object). */
+const RELEASE_FIELDS = /Release(?!\.(?:Name|Namespace|Service)\b)/;
+
+/**
+ * Whether a render may depend on the revision: some template, file or value (through `tpl`) names
+ * `.Release` other than its name, namespace or service. Conservative: any other mention counts.
+ */
+function readsRevision(chart: Chart, values: JsonObject): boolean {
+  const charts = [chart];
+  for (let i = 0; i < charts.length; i++) {
+    const c = charts[i]!;
+    if (c.templates.some((t) => RELEASE_FIELDS.test(t.data.toString('utf8')))) return true;
+    if (c.files.some((f) => RELEASE_FIELDS.test(f.data.toString('utf8')))) return true;
+    if (RELEASE_FIELDS.test(JSON.stringify(c.values ?? {}))) return true;
+    charts.push(...c.dependencies);
+  }
+  return RELEASE_FIELDS.test(JSON.stringify(values));
 }
 
 function storedChecksum(r: Release): string | undefined {

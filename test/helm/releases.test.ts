@@ -80,6 +80,8 @@ test('install → unchanged → upgrade on new values → upgrade when an object
   assert.deepEqual((await get(kc, cmPath('demo-config'))).data, { replicas: '3', region: 'eu' });
   assert.deepEqual(await revisions(), ['1:superseded', '2:deployed']);
   assert.equal(secretPayload((await releaseSecrets(kc, NS, 'demo'))[1]).release.info.description, 'Upgrade complete');
+  // the chart reads .Release.Revision: rendered again for the revision (the probe render has 1)
+  assert.equal(secretPayload((await releaseSecrets(kc, NS, 'demo'))[1]).release.info.notes, 'demo 2');
 
   // someone deleted an object: the checksum is the same, but the release is upgraded
   await requestJson(kc, 'DELETE', cmPath('demo-extra'));
@@ -192,4 +194,60 @@ test('a custom resource waits for the CRD installed before it by the same releas
   const w = await get(kc, `/apis/example.com/v1/namespaces/${NS}/widgets/w1`);
   assert.deepEqual(w.spec, { size: 3 });
   assert.equal(await helm.upgradeInstall({ release: 'widgets', namespace: NS, chartDir, values: {} }), 'unchanged');
+});
+
+test("applies go as Helm's kube client makes them: one kind at a time in install order, a kind's objects together, at most applyConcurrency", async (t) => {
+  const { kc, mapper, sandbox } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper, applyConcurrency: 4 });
+  const doc = (kind: string, apiVersion: string, name: string, body = '') => `---\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: ${name}\n${body}`;
+  const deployment = (name: string) =>
+    doc('Deployment', 'apps/v1', name, `spec:\n  selector:\n    matchLabels: {app: ${name}}\n  template:\n    metadata:\n      labels: {app: ${name}}\n    spec:\n      containers:\n      - {name: c, image: x}\n`);
+  // written in a scrambled order: the release applies them in Helm's install order
+  const chartDir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: kinds\nversion: 0.1.0\n',
+    'templates/all.yaml': [
+      deployment('d1'),
+      doc('Service', 'v1', 's1', 'spec:\n  ports:\n  - port: 80\n'),
+      ...[1, 2, 3, 4, 5, 6].map((i) => doc('ConfigMap', 'v1', `c${i}`)),
+      deployment('d2'),
+      doc('ServiceAccount', 'v1', 'sa1'),
+    ].join(''),
+  });
+  sandbox.clearRequestLog();
+  const LATENCY = 600;
+  sandbox.setLatency(LATENCY);
+  t.after(() => sandbox.setLatency(0));
+  assert.equal(await helm.upgradeInstall({ release: 'kinds', namespace: NS, chartDir, values: {} }), 'installed');
+  const applies = sandbox.requests
+    .filter((r) => r.method === 'PATCH' && r.contentType === 'application/apply-patch+yaml')
+    .map((r) => ({ kind: r.path.split('/').at(-2)!, at: Date.parse(r.time) }));
+  assert.deepEqual(
+    applies.map((a) => a.kind),
+    ['serviceaccounts', ...Array(6).fill('configmaps'), 'services', 'deployments', 'deployments'],
+  );
+  const cms = applies.filter((a) => a.kind === 'configmaps');
+  // four ConfigMaps sent together, the fifth when one of them was answered
+  assert.ok(cms[3]!.at - cms[0]!.at < LATENCY, `4 in flight: ${cms.map((c) => c.at - cms[0]!.at).join(', ')}`);
+  assert.ok(cms[4]!.at - cms[0]!.at >= LATENCY - 50, `the 5th waited: ${cms.map((c) => c.at - cms[0]!.at).join(', ')}`);
+  // the next kind starts when every ConfigMap was applied
+  const svc = applies.find((a) => a.kind === 'services')!;
+  assert.ok(svc.at - cms[5]!.at >= LATENCY - 50);
+  const deps = applies.filter((a) => a.kind === 'deployments');
+  assert.ok(Math.abs(deps[1]!.at - deps[0]!.at) < LATENCY, 'the two Deployments together');
+});
+
+test('a chart that does not read the revision is rendered once per upgrade; one that does gets its revision', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const chartDir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: once\nversion: 0.1.0\n',
+    'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: once-{{ .Release.Name }}\ndata:\n  v: {{ .Values.v | quote }}\n  msg: {{ tpl .Values.msg . | quote }}\n',
+  });
+  const install = (v: string, msg: string) => helm.upgradeInstall({ release: 'once', namespace: NS, chartDir, values: { v, msg } });
+  assert.equal(await install('1', 'plain'), 'installed');
+  assert.equal(await install('2', 'plain'), 'upgraded');
+  assert.equal((await get(kc, cmPath('once-once'))).data.msg, 'plain');
+  // a value that reaches .Release.Revision through tpl: the revision is the release's, not the probe's
+  assert.equal(await install('3', 'rev {{ .Release.Revision }} {{ .Release.IsUpgrade }}'), 'upgraded');
+  assert.equal((await get(kc, cmPath('once-once'))).data.msg, 'rev 3 true');
 });
