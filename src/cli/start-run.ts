@@ -13,6 +13,7 @@ import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
 import { isApiStatus, requestJson } from '../kube/http.js';
 import { connectionStats } from '../kube/connections.js';
+import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metrics.js';
 import { HelmReleases } from '../helm/releases.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
@@ -74,6 +75,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
   let operator: Operator | undefined;
   const ref = () => operator?.runtime;
   const metrics = new OperatorMetrics({ prefix: opts.prometheusMetricsPrefix, sources: metricSources(ref) });
+  registerKubeConnectionMetrics(metrics.registry, metrics.prefix, connectionStats);
   const hookMetrics = new HookMetricsStorage();
   const http = new HttpServer({ host: opts.listenAddress ?? (opts.sandbox ? '127.0.0.1' : '0.0.0.0'), port: checked.listenPort, sources: httpSources(ref, metrics, hookMetrics) });
   await http.start();

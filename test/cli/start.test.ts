@@ -68,6 +68,14 @@ test('start --sandbox installs an enabled module as a Helm release in the embedd
     assert.deepEqual(cm.data, { greeting: 'hello' });
     const secrets = await requestJson<{ items: Array<{ metadata: { name: string } }> }>(kc, 'GET', '/api/v1/namespaces/addons/secrets', { labelSelector: 'owner=helm' });
     assert.deepEqual(secrets.items.map((s) => s.metadata.name), ['sh.helm.release.v1.echo.v1']);
+    // every request went through the pool: one TLS handshake per socket, shown on /metrics
+    const address = /"address":"(http:\/\/[^"]+)"/.exec(output())![1]!;
+    const text = await (await fetch(`${address}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^addon_operator_${name}\\{host="127\\.0\\.0\\.1:\\d+"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    assert.ok(value('kubernetes_client_tls_handshakes_total') >= 1, text);
+    assert.equal(value('kubernetes_client_tls_handshakes_total'), value('kubernetes_client_connections_total'));
+    // at most the pool's 16 request sockets plus the watches' own, whatever the number of requests
+    assert.ok(value('kubernetes_client_connections_total') <= 20, text);
   } finally {
     child.kill('SIGTERM');
   }
