@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { registerJq } from './jq.js';
 import { registerRender } from './render.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStart } from './start.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerStart(program);
   registerRender(program);
   registerSandboxCommand(program);
+  registerJq(program);
 
   return program;
 }

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
-import { initJq } from '../jq/index.js';
 import { ModuleManager } from '../modules/manager.js';
 import { Operator } from '../operator/operator.js';
 import type { KubernetesPort } from '../operator/ports.js';
@@ -96,7 +95,6 @@ async function loadAndRun(opts: StartOptions, { hookTimeoutMs, shutdownMs, histo
   const { log } = wiring;
   const namespace = opts.namespace || 'default';
   mkdirSync(opts.tmpDir, { recursive: true });
-  await initJq();
   // a global hook that cannot be configured stops the operator here, before anything else starts
   // (HOOKS.md): exit code 1
   const manager = await ModuleManager.load({

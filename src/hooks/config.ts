@@ -9,7 +9,7 @@
  *   each line naming the hook path and the key (`hooks/a.sh: kubernetes[1].kind: is required`).
  * - jq filters are compiled with src/jq, crontabs checked with src/schedule.
  */
-import { compileJq, initJq, isJqReady, validateJqFilter, type JqFilter } from '../jq/index.js';
+import { compileJq, validateJqFilter, type JqFilter } from '../jq/index.js';
 import { parseGoDuration, validateCrontab } from '../schedule/index.js';
 import { errorMessage, UserErrors } from '../util/errors.js';
 import { parseYaml } from '../util/yaml.js';
@@ -91,16 +91,14 @@ export function readConfigText(text: string, hookPath: string): unknown {
 
 /**
  * Parse and validate a hook config: `input` is the `--config` output text, or an already-parsed object
- * (in-process hooks export `config`). Loads jq if needed. Throws HookConfigError listing every problem.
+ * (in-process hooks export `config`). Throws HookConfigError listing every problem.
  */
 export async function parseHookConfig(input: unknown, options: ParseHookConfigOptions): Promise<HookConfig> {
-  await initJq();
   return parseHookConfigSync(input, options);
 }
 
-/** As parseHookConfig, for callers that have already awaited `initJq()`. */
+/** As parseHookConfig, synchronously (jq filters are compiled by the project's own engine). */
 export function parseHookConfigSync(input: unknown, options: ParseHookConfigOptions): HookConfig {
-  if (!isJqReady()) throw new Error('parseHookConfigSync: jq is not initialised (await initJq() first)');
   const data = typeof input === 'string' ? readConfigText(input, options.hookPath) : input;
   const c = new Checker();
   const config = parseData(data, options, c);

@@ -30,7 +30,7 @@ export function snapshotChecksum(binding: Pick<KubernetesBinding, 'jqFilter'>, o
 }
 
 /**
- * Filter many objects for one binding (one jq call per 1000 objects). Returns one outcome per object, in
+ * Filter many objects for one binding. Returns one outcome per object, in
  * order; a jq runtime error is reported for its object only.
  */
 export function filterObjects(binding: FilterBinding, objects: readonly KubeObject[]): FilterOutcome[] {

@@ -3,7 +3,8 @@
  * the `u` flag. Differences are documented in docs/jq.md ("Regular expressions").
  *
  * Flags: g global, i ignore case, x extended (whitespace and # comments in the pattern ignored),
- * n ignore empty matches, s single line (. matches newline), l longest (no effect here), p (s and x).
+ * n ignore empty matches, s single line (^ $ at the text's ends), l longest (no effect here), p (s, and . matches
+ * a newline).
  * Offsets and lengths are in code points, as jq reports them.
  */
 import * as V from './value.js';
@@ -90,11 +91,10 @@ function compileRegex(re: string, flags: string): { rx: RegExp; global: boolean;
         noEmpty = true;
         break;
       case 's':
-        dotAll = true;
+        // single line: ^ and $ at the ends of the text only, which is already JavaScript's meaning
         break;
       case 'p':
         dotAll = true;
-        extended = true;
         break;
       case 'l':
         break;

@@ -7,7 +7,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeOperation } from '../hooks/outputs/kubernetes.js';
-import { compileJq, initJq } from '../jq/index.js';
+import { compileJq } from '../jq/index.js';
 import { errorMessage } from '../util/errors.js';
 import { isPlainObject, jsonEqual, type JsonObject, type JsonValue } from '../util/json.js';
 import { isApiStatus, requestJson } from './http.js';
@@ -187,7 +187,6 @@ export class ObjectPatcher {
   }
 
   private async jqPatch(op: Extract<KubeOperation, { operation: 'JQPatch' }>): Promise<void> {
-    await initJq();
     const filter = compileJq(op.jqFilter);
     const { info, namespace } = await this.target(op);
     const path = this.mapper.objectPath(info, namespace, op.name);

@@ -21,9 +21,7 @@ import {
 } from '../../src/hooks/binding-context.js';
 import { parseHookConfigSync } from '../../src/hooks/config.js';
 import type { HookConfig, KubernetesBinding, ScheduleBinding } from '../../src/hooks/config-types.js';
-import { initJq } from '../../src/jq/index.js';
 
-await initJq();
 
 function cfg(obj: unknown, kind: 'global' | 'module' = 'module'): HookConfig {
   return parseHookConfigSync(obj, { hookPath: 'hooks/test.sh', kind });

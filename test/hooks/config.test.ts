@@ -1,13 +1,8 @@
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HookConfigError, parseHookConfig, parseHookConfigSync, readConfigText } from '../../src/hooks/config.js';
 import { kubernetesBindingNames, lifecycleOrder, type HookConfig, type KubernetesBinding } from '../../src/hooks/config-types.js';
-import { initJq } from '../../src/jq/index.js';
 import { UserError } from '../../src/util/errors.js';
-
-before(async () => {
-  await initJq();
-});
 
 const HOOK = 'hooks/002-dir/hook.sh';
 

@@ -2,9 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHookConfigSync } from '../../src/hooks/config.js';
 import { bindingOrder, hooksInOrder } from '../../src/hooks/order.js';
-import { initJq } from '../../src/jq/index.js';
 
-await initJq();
 
 function hook(name: string, config: unknown, kind: 'global' | 'module' = 'module') {
   return { name, config: parseHookConfigSync(config, { hookPath: name, kind }) };

@@ -2,9 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHookConfigSync } from '../../src/hooks/config.js';
 import { filterObject, filterObjects, snapshotChecksum } from '../../src/hooks/snapshot.js';
-import { initJq, JqRuntimeError } from '../../src/jq/index.js';
+import { JqRuntimeError } from '../../src/jq/index.js';
 
-await initJq();
 
 const cfg = parseHookConfigSync(
   {

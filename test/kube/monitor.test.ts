@@ -9,9 +9,7 @@ import { parseHookConfigSync } from '../../src/hooks/config.js';
 import type { KubernetesBinding } from '../../src/hooks/config-types.js';
 import type { SnapshotItem } from '../../src/hooks/binding-context.js';
 import type { BindingMonitor } from '../../src/operator/ports.js';
-import { initJq } from '../../src/jq/index.js';
 
-await initJq();
 
 const LABEL = 'hooks/watch.sh pods';
 

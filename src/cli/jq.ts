@@ -1,0 +1,193 @@
+/**
+ * `addon-operator jq [-c] [-r] [-n] [-s] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE...]`:
+ * the operator's own jq engine on JSON from files or stdin, printing as jq 1.8 prints, so that a hook
+ * author can see what a binding's jqFilter gives (`kubectl get ... -o json | addon-operator jq ...`).
+ * Exit codes as jq's: 2 usage or input error, 3 compile error, 5 runtime error, halt_error's own code.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Program, JqCompileFailure, JqHalt, JqRunError, jqDump, jqDumpPretty, type Json } from '../jq/index.js';
+
+export interface JqIo {
+  readonly readStdin: () => string;
+  readonly readFile: (path: string) => string;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+interface JqArgs {
+  compact: boolean;
+  raw: boolean;
+  nullInput: boolean;
+  slurp: boolean;
+  vars: Record<string, Json>;
+  filter?: string;
+  files: string[];
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: readonly string[]): JqArgs {
+  const a: JqArgs = { compact: false, raw: false, nullInput: false, slurp: false, vars: {}, files: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-c' || arg === '--compact-output') a.compact = true;
+    else if (arg === '-r' || arg === '--raw-output') a.raw = true;
+    else if (arg === '-n' || arg === '--null-input') a.nullInput = true;
+    else if (arg === '-s' || arg === '--slurp') a.slurp = true;
+    else if (arg === '--arg' || arg === '--argjson') {
+      const name = argv[i + 1];
+      const value = argv[i + 2];
+      if (name === undefined || value === undefined) throw new UsageError(`${arg} takes two parameters (e.g. ${arg} varname value)`);
+      if (arg === '--arg') a.vars[name] = value;
+      else {
+        try {
+          a.vars[name] = JSON.parse(value) as Json;
+        } catch {
+          throw new UsageError(`Invalid JSON text passed to --argjson`);
+        }
+      }
+      i += 2;
+    } else if (/^-[crns]{2,}$/.test(arg)) {
+      for (const f of arg.slice(1)) {
+        if (f === 'c') a.compact = true;
+        else if (f === 'r') a.raw = true;
+        else if (f === 'n') a.nullInput = true;
+        else a.slurp = true;
+      }
+    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`Unknown option: ${arg}`);
+    else if (a.filter === undefined) a.filter = arg;
+    else a.files.push(arg);
+  }
+  if (a.filter === undefined) throw new UsageError('a FILTER is required');
+  return a;
+}
+
+/** The JSON values of a text (whitespace-separated, as jq reads its input). */
+export function parseJsonTexts(text: string, name: string): Json[] {
+  const out: Json[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    while (i < n && /\s/.test(text[i]!)) i++;
+    if (i >= n) break;
+    const start = i;
+    const c = text[i]!;
+    if (c === '{' || c === '[') {
+      let depth = 0;
+      for (; i < n; i++) {
+        const d = text[i]!;
+        if (d === '"') {
+          for (i++; i < n && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+        } else if (d === '{' || d === '[') depth++;
+        else if (d === '}' || d === ']') {
+          depth--;
+          if (depth === 0) {
+            i++;
+            break;
+          }
+        }
+      }
+    } else if (c === '"') {
+      for (i++; i < n && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      i++;
+    } else {
+      while (i < n && !/[\s{["]/.test(text[i]!)) i++;
+    }
+    const chunk = text.slice(start, i);
+    try {
+      out.push(JSON.parse(chunk) as Json);
+    } catch (e) {
+      const line = text.slice(0, start).split('\n').length;
+      throw new UsageError(`${(e as Error).message} at ${name}, line ${line}`);
+    }
+  }
+  return out;
+}
+
+/** Runs the command; returns the exit code. */
+export function runJqCommand(argv: readonly string[], io: JqIo): number {
+  let args: JqArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    io.err(`jq: error: ${(e as Error).message}\nUse addon-operator jq --help for help with command-line options.\n`);
+    return 2;
+  }
+  let program: Program;
+  try {
+    program = new Program(args.filter!, { vars: args.vars });
+  } catch (e) {
+    if (e instanceof JqCompileFailure) {
+      io.err(`jq: error: ${e.message}:\n    ${args.filter}\njq: 1 compile error\n`);
+      return 3;
+    }
+    throw e;
+  }
+  let inputs: Json[];
+  try {
+    const texts = args.files.length === 0 ? [{ text: io.readStdin(), name: '<stdin>' }] : args.files.map((f) => ({ text: io.readFile(f), name: f }));
+    inputs = args.nullInput && args.files.length === 0 ? [] : texts.flatMap((t) => parseJsonTexts(t.text, t.name));
+  } catch (e) {
+    io.err(`jq: error (at <unknown>): ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (args.slurp) inputs = [inputs];
+  const print = (v: Json): void => {
+    if (args.raw && typeof v === 'string') io.out(v + '\n');
+    else io.out((args.compact ? jqDump(v) : jqDumpPretty(v)) + '\n');
+  };
+  let next = 0;
+  const rt = {
+    nextInput: () => (next < inputs.length ? inputs[next++] : undefined),
+    debug: (v: Json) => io.err(jqDump(['DEBUG:', v]) + '\n'),
+    stderr: (text: string) => io.err(text),
+  };
+  let code = 0;
+  const runOne = (input: Json): number | null => {
+    try {
+      program.each(input, print, rt);
+    } catch (e) {
+      if (e instanceof JqHalt) {
+        if (e.exitCode === 0 && e.value === null) return 0;
+        io.err(typeof e.value === 'string' ? e.value : jqDump(e.value) + '\n');
+        return e.exitCode;
+      }
+      if (e instanceof JqRunError) {
+        io.err(`jq: error (at ${args.files[0] ?? '<stdin>'}:${next}): ${e.message}\n`);
+        code = 5;
+        return null;
+      }
+      throw e;
+    }
+    return null;
+  };
+  if (args.nullInput) {
+    const r = runOne(null);
+    if (r !== null) return r;
+  } else {
+    while (next < inputs.length) {
+      const r = runOne(inputs[next++]!);
+      if (r !== null) return r;
+    }
+  }
+  return code;
+}
+
+export function registerJq(program: Command): void {
+  program
+    .command('jq')
+    .description('run a jq filter with the operator\'s own jq engine (as bindings run jqFilter): jq [-c] [-r] [-n] [-s] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE...]')
+    .argument('[args...]', 'options, FILTER and FILEs as for jq')
+    .allowUnknownOption()
+    .helpOption('-h, --help')
+    .action((_args: string[], _opts: unknown, cmd: Command) => {
+      const code = runJqCommand(cmd.args, {
+        readStdin: () => readFileSync(0, 'utf8'),
+        readFile: (p) => readFileSync(p, 'utf8'),
+        out: (t) => process.stdout.write(t),
+        err: (t) => process.stderr.write(t),
+      });
+      process.exitCode = code;
+    });
+}
