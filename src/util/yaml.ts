@@ -39,9 +39,19 @@ function docToData(doc: Document.Parsed, source: SourceName): unknown {
   return toJsonData(raw, source);
 }
 
+export interface ParseYamlOptions {
+  /**
+   * `error` (the default) refuses a repeated map key; `last` keeps the later one, as Go's
+   * sigs.k8s.io/yaml (yaml.v2, not strict) does when it reads OpenAPI schema files.
+   */
+  duplicateKeys?: 'error' | 'last';
+}
+
+const LAST_KEY_WINS = { ...PARSE_OPTIONS, uniqueKeys: false };
+
 /** Parses one YAML document. An empty document gives `null`. */
-export function parseYaml(text: string, source: SourceName): unknown {
-  const doc = parseDocument(text, PARSE_OPTIONS);
+export function parseYaml(text: string, source: SourceName, options: ParseYamlOptions = {}): unknown {
+  const doc = parseDocument(text, options.duplicateKeys === 'last' ? LAST_KEY_WINS : PARSE_OPTIONS);
   return docToData(doc, source);
 }
 

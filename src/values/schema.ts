@@ -5,14 +5,14 @@
  * `x-required-for-helm` checked only before rendering. Schemas are compiled lazily, once.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { UserError } from '../util/errors.js';
 import { parseYaml } from '../util/yaml.js';
 import { cloneJson, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+import { Re2, RegexpSyntaxError } from '../gotemplate/re2.js';
+import { decodeSchema, toValidatorSchema, NO_TYPE_KEYWORD, FORMAT_NAME_KEYWORD } from './openapi.js';
+import { STRFMT_FORMATS } from './formats.js';
 
 export type SchemaKind = 'config' | 'values' | 'helm';
 
@@ -28,71 +28,154 @@ export interface SchemaProblem {
   message: string;
 }
 
-const OPENAPI_ANNOTATIONS = ['example', 'externalDocs', 'xml', 'discriminator'];
+/** Why a pattern does not compile with Go's regexp syntax, or undefined when it does. */
+const patternErrors = new Map<string, string | undefined>();
+function patternError(pattern: string): string | undefined {
+  if (!patternErrors.has(pattern)) {
+    try {
+      new Re2(pattern);
+      patternErrors.set(pattern, undefined);
+    } catch (e) {
+      if (!(e instanceof RegexpSyntaxError)) throw e;
+      patternErrors.set(pattern, e.message);
+    }
+  }
+  return patternErrors.get(pattern);
+}
+
+/**
+ * Patterns are Go regexps (RE2 syntax and semantics), as go-openapi compiles them. A pattern that does
+ * not compile fails every string it is checked against (go-openapi: "pattern is invalid"), not the load.
+ */
+function re2Engine(pattern: string): { test: (s: string) => boolean; toString: () => string } {
+  // Ajv caches compiled patterns by toString()
+  const toString = (): string => `re2:${pattern}`;
+  try {
+    const re = new Re2(pattern);
+    return { test: (s) => re.test(s), toString };
+  } catch (e) {
+    if (!(e instanceof RegexpSyntaxError)) throw e;
+    return { test: () => false, toString };
+  }
+}
+re2Engine.code = 're2';
 
 let sharedAjv: Ajv | undefined;
 function ajv(): Ajv {
   if (!sharedAjv) {
     sharedAjv = new Ajv({
       allErrors: true,
-      strict: true,
-      strictTypes: false,
-      strictTuples: false,
-      strictRequired: false,
-      validateFormats: true,
+      // schemas arrive decoded as go-openapi decodes them (./openapi.ts): only known keywords, right shapes
+      strict: false,
+      validateSchema: false,
       discriminator: false,
+      verbose: true,
+      code: { regExp: re2Engine },
     });
-    addFormats(sharedAjv);
-    // OpenAPI/Kubernetes durations ("30s", "1h5m") rather than ISO 8601
-    sharedAjv.addFormat('duration', /^(-?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h|d|w))+|0)$/);
-    for (const k of OPENAPI_ANNOTATIONS) sharedAjv.addKeyword({ keyword: k });
+    for (const [name, check] of Object.entries(STRFMT_FORMATS)) sharedAjv.addFormat(name, { type: 'string', validate: check });
+    sharedAjv.addKeyword({
+      keyword: NO_TYPE_KEYWORD,
+      schemaType: 'object',
+      errors: false,
+      // a type naming no JSON type: go-openapi matches nothing but null with `nullable`
+      validate: (s: { nullable: boolean }, data: unknown) => data === null && s.nullable,
+    });
   }
   return sharedAjv;
 }
 
-/** Registers every `x-*` keyword and unknown format used by a schema, so strict mode accepts them. */
-function registerExtensions(schema: JsonValue): void {
-  const a = ajv();
-  const visit = (v: JsonValue): void => {
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (!isPlainObject(v)) return;
-    for (const [k, child] of Object.entries(v)) {
-      if (k.startsWith('x-') && !a.getKeyword(k)) a.addKeyword({ keyword: k });
-      if (k === 'format' && typeof child === 'string' && !a.formats[child]) a.addFormat(child, true);
-      visit(child);
-    }
-  };
-  visit(schema);
+/** A parsed schema document, as go-openapi caches documents for $ref resolution. */
+interface RefDocument {
+  file: string;
+  raw: JsonValue;
 }
 
-/** Inlines local `$ref`s (`#/definitions/x`, `#/$defs/x`) as go-openapi's ExpandSchema does. */
-function inlineRefs(schema: JsonObject, file: string): JsonObject {
-  const resolve = (ref: string, seen: string[]): JsonValue => {
-    if (!ref.startsWith('#/')) throw new UserError(`${file}: only local $ref are supported, got "${ref}"`);
-    if (seen.includes(ref)) throw new UserError(`${file}: $ref "${ref}" refers to itself`);
-    let cur: JsonValue | undefined = schema;
-    for (const seg of ref.slice(2).split('/')) {
-      cur = isPlainObject(cur) ? cur[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+function splitRef(ref: string): { location: string; pointer: string } {
+  const hash = ref.indexOf('#');
+  return hash < 0 ? { location: ref, pointer: '' } : { location: ref.slice(0, hash), pointer: ref.slice(hash + 1) };
+}
+
+function atPointer(raw: JsonValue, pointer: string): JsonValue | undefined {
+  if (pointer === '' || pointer === '/') return raw;
+  let cur: JsonValue | undefined = raw;
+  for (const seg of pointer.replace(/^\//, '').split('/')) {
+    const key = decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(cur)) cur = cur[Number(key)];
+    else cur = isPlainObject(cur) ? cur[key] : undefined;
+  }
+  return cur;
+}
+
+/**
+ * Expands `$ref`s as go-openapi's ExpandSchema does: the referenced schema replaces the node (keys
+ * beside `$ref` are ignored), local references point into the same document, and another file is read
+ * relative to the working directory (go-openapi's base for an in-memory root) or, when not found there,
+ * to the referring file's directory. A file that cannot be read fails the load, naming it.
+ */
+class RefExpander {
+  private readonly docs = new Map<string, RefDocument>();
+
+  constructor(private readonly rootFile: string) {}
+
+  private load(location: string, from: RefDocument, ref: string): RefDocument {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('file://')) {
+      throw new UserError(`${from.file}: $ref "${ref}": only files can be referenced, not URLs`);
     }
-    if (cur === undefined) throw new UserError(`${file}: $ref "${ref}" points at nothing`);
-    return walk(cur, [...seen, ref]);
-  };
-  const walk = (v: JsonValue, seen: string[]): JsonValue => {
-    if (Array.isArray(v)) return v.map((x) => walk(x, seen));
-    if (!isPlainObject(v)) return v;
-    if (typeof v.$ref === 'string') {
-      const { $ref, ...rest } = v;
-      const target = resolve($ref as string, seen);
-      return isPlainObject(target) ? { ...target, ...(walk(rest, seen) as JsonObject) } : target;
+    const path = location.replace(/^file:\/\//, '');
+    const candidates = isAbsolute(path)
+      ? [path]
+      : from.file === this.rootFile
+        ? [resolvePath(process.cwd(), path), resolvePath(dirname(from.file), path)]
+        : [resolvePath(dirname(from.file), path)];
+    const file = candidates.find((c) => existsSync(c)) ?? candidates[candidates.length - 1]!;
+    let doc = this.docs.get(file);
+    if (!doc) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (e) {
+        throw new UserError(`${from.file}: cannot read the file of $ref "${ref}" (${file}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      doc = { file, raw: parseYaml(text, file, { duplicateKeys: 'last' }) as JsonValue };
+      this.docs.set(file, doc);
     }
-    const out: JsonObject = {};
-    for (const [k, child] of Object.entries(v)) out[k] = walk(child, seen);
+    return doc;
+  }
+
+  expandRoot(raw: JsonValue): JsonObject {
+    const root: RefDocument = { file: this.rootFile, raw };
+    this.docs.set(this.rootFile, root);
+    return this.expand(decodeSchema(raw, this.rootFile), root, []);
+  }
+
+  private expand(s: JsonObject, doc: RefDocument, stack: string[]): JsonObject {
+    if (typeof s.$ref === 'string') {
+      const ref = s.$ref;
+      const { location, pointer } = splitRef(ref);
+      const target = location ? this.load(location, doc, ref) : doc;
+      const key = `${target.file}#${pointer}`;
+      if (stack.includes(key)) throw new UserError(`${doc.file}: $ref "${ref}" refers back to itself; circular schemas are not supported`);
+      const raw = atPointer(target.raw, pointer);
+      if (raw === undefined) throw new UserError(`${doc.file}: $ref "${ref}" points at nothing${location ? ` in ${target.file}` : ''}`);
+      return this.expand(decodeSchema(raw, target.file, pointer.split('/').filter(Boolean)), target, [...stack, key]);
+    }
+    const sub = (v: JsonObject): JsonObject => this.expand(v, doc, stack);
+    const out: JsonObject = { ...s };
+    for (const k of ['items', 'not', 'additionalProperties', 'additionalItems']) {
+      const v = out[k];
+      if (Array.isArray(v)) out[k] = v.map((x) => sub(x as JsonObject));
+      else if (isPlainObject(v)) out[k] = sub(v);
+    }
+    for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(out[k])) out[k] = (out[k] as JsonObject[]).map(sub);
+    for (const k of ['properties', 'patternProperties', 'definitions', 'dependencies']) {
+      const m = out[k];
+      if (!isPlainObject(m)) continue;
+      const next: JsonObject = {};
+      for (const [name, v] of Object.entries(m)) next[name] = isPlainObject(v) ? sub(v) : v;
+      out[k] = next;
+    }
     return out;
-  };
-  const out = walk(schema, []) as JsonObject;
-  delete out.definitions;
-  delete out.$defs;
-  return out;
+  }
 }
 
 /** VALUES.md "Extending": the values schema takes fields of the config schema it names. */
@@ -153,7 +236,7 @@ export function requireForHelm(schema: JsonObject): JsonObject {
 
 /**
  * Fills defaults as the Go operator does: an absent property with a `default` gets a copy of it (a
- * present null is kept); then every present property is visited, defaulted ones included, and list
+ * present null is kept; `default: null` is no default); then every present property is visited, defaulted ones included, and list
  * items with `items`. allOf/anyOf/oneOf and additionalProperties schemas are not used for defaults.
  * Changes `value` in place.
  */
@@ -163,7 +246,8 @@ export function applyDefaults(schema: JsonObject | undefined, value: JsonValue):
     const props = isPlainObject(schema.properties) ? schema.properties : undefined;
     if (!props) return;
     for (const [k, p] of Object.entries(props)) {
-      if (!(k in value) && isPlainObject(p) && p.default !== undefined) value[k] = cloneJson(p.default);
+      // go-openapi: a null default is no default
+      if (!(k in value) && isPlainObject(p) && p.default !== undefined && p.default !== null) value[k] = cloneJson(p.default);
     }
     for (const [k, v] of Object.entries(value)) {
       const p = props[k];
@@ -236,7 +320,18 @@ function toProblems(errors: ErrorObject[], root: string, data: JsonValue): Schem
         message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}, got ${describeValue(valueAt(data, segs))}`;
         break;
       case 'format':
-        message = `must be a valid ${(e.params as { format: string }).format}, got ${describeValue(valueAt(data, segs))}`;
+        message = `must be a valid ${(e.parentSchema as Record<string, string> | undefined)?.[FORMAT_NAME_KEYWORD] ?? (e.params as { format: string }).format}, got ${describeValue(valueAt(data, segs))}`;
+        break;
+      case 'pattern': {
+        const pattern = (e.params as { pattern: string }).pattern;
+        const bad = patternError(pattern);
+        message = bad
+          ? `must match pattern "${pattern}", but the pattern is not a valid Go regexp: ${bad}`
+          : `must match pattern "${pattern}", got ${describeValue(valueAt(data, segs))}`;
+        break;
+      }
+      case NO_TYPE_KEYWORD:
+        message = `must be of type ${JSON.stringify((e.parentSchema as Record<string, { names: string[] }>)[NO_TYPE_KEYWORD]!.names.join(','))}, which no value has, got ${describeValue(valueAt(data, segs))}`;
         break;
       default:
         message = `${e.message ?? 'is invalid'}${e.keyword === 'pattern' || e.keyword.startsWith('m') ? `, got ${describeValue(valueAt(data, segs))}` : ''}`;
@@ -291,8 +386,7 @@ export class ScopeSchemas {
     if (!l) return undefined;
     if (!l.validator) {
       try {
-        registerExtensions(l.schema);
-        l.validator = ajv().compile(l.schema);
+        l.validator = ajv().compile(toValidatorSchema(l.schema));
       } catch (e) {
         throw new UserError(`${l.file}: the schema is not valid: ${(e as Error).message}`);
       }
@@ -308,40 +402,41 @@ export class ScopeSchemas {
   }
 }
 
-function readSchemaFile(file: string): JsonObject {
+/** Reads a schema file as the Go operator does: YAML read by sigs.k8s.io/yaml (a repeated key: the later wins). */
+function readSchemaFile(file: string): JsonValue {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new UserError(`cannot read schema ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const data = parseYaml(text, file);
-  if (data === null) return {};
-  if (!isPlainObject(data)) throw new UserError(`${file}: a schema must be a YAML map, got ${describeValue(data)}`);
-  return data;
+  return parseYaml(text, file, { duplicateKeys: 'last' }) as JsonValue;
 }
 
-/** Loads `<dir>/config-values.yaml` and `<dir>/values.yaml` when they exist. */
+/** Decodes a schema file as go-openapi does and expands its `$ref`s. */
+function loadSchemaFile(file: string): JsonObject {
+  return new RefExpander(file).expandRoot(readSchemaFile(file));
+}
+
+/**
+ * Loads `<dir>/config-values.yaml` and `<dir>/values.yaml` when they exist. `x-extend` with a
+ * `schema` name extends the values schema with the config schema when there is one; without a config
+ * schema, or without a name, it does nothing (Go's ExtendTransformer).
+ */
 export function loadScopeSchemas(openapiDir: string): ScopeSchemas {
   const configFile = join(openapiDir, CONFIG_SCHEMA_FILE);
   const valuesFile = join(openapiDir, VALUES_SCHEMA_FILE);
   const loaded: Partial<Record<SchemaKind, LoadedSchema>> = {};
-  let rawConfig: JsonObject | undefined;
+  let config: JsonObject | undefined;
   if (existsSync(configFile)) {
-    rawConfig = inlineRefs(readSchemaFile(configFile), configFile);
-    loaded.config = { file: configFile, schema: closeObjects(rawConfig) };
+    config = loadSchemaFile(configFile);
+    loaded.config = { file: configFile, schema: closeObjects(config) };
   }
   if (existsSync(valuesFile)) {
-    let raw = inlineRefs(readSchemaFile(valuesFile), valuesFile);
-    const ext = raw['x-extend'];
-    if (ext !== undefined) {
-      const target = isPlainObject(ext) ? ext.schema : undefined;
-      if (typeof target !== 'string') throw new UserError(`${valuesFile}: x-extend must be a map with a "schema" file name`);
-      if (target !== CONFIG_SCHEMA_FILE) throw new UserError(`${valuesFile}: x-extend.schema may only name ${CONFIG_SCHEMA_FILE}, got "${target}"`);
-      if (!rawConfig) throw new UserError(`${valuesFile}: x-extend names ${CONFIG_SCHEMA_FILE}, which does not exist in ${openapiDir}`);
-      raw = extendSchema(raw, rawConfig);
-    }
-    const closed = closeObjects(raw);
+    let values = loadSchemaFile(valuesFile);
+    const ext = values['x-extend'];
+    if (config && isPlainObject(ext) && typeof ext.schema === 'string') values = extendSchema(values, config);
+    const closed = closeObjects(values);
     loaded.values = { file: valuesFile, schema: closed };
     const forHelm = requireForHelm(closed);
     // without x-required-for-helm the helm schema is the values schema: share it (and its compilation)

@@ -92,7 +92,7 @@ test('bad input: each error names its source, exits 1 and prints no stack trace'
   const cases: { files: Record<string, string>; config?: string; expect: RegExp }[] = [
     { files: { 'modules/values.yaml': 'global:\n  a: [1\n' }, expect: /invalid YAML in .*modules\/values\.yaml:\d+:\d+/ },
     { files: { 'modules/001-m/values.yaml': 'm:\n  a: 1\nother: 2\n' }, expect: /001-m\/values\.yaml:3: unexpected root key "other"/ },
-    { files: { 'modules/001-m/openapi/config-values.yaml': 'type: object\nproperties:\n  a: {type: bogus}\n' }, expect: /001-m\/openapi\/config-values\.yaml: the schema is not valid/ },
+    { files: { 'modules/001-m/openapi/config-values.yaml': 'type: object\nproperties:\n  a: {type: string, minLength: x}\n' }, expect: /001-m\/openapi\/config-values\.yaml: properties\.a\.minLength: must be an integer, got string "x"/ },
     {
       files: { 'modules/values.yaml': 'mEnabled: true\n', 'modules/001-m/values.yaml': 'm:\n  replicas: many\n', 'modules/001-m/openapi/values.yaml': 'type: object\nproperties:\n  replicas: {type: integer}\n' },
       expect: /module m: values do not match .*001-m\/openapi\/values\.yaml:\n {2}- m\.replicas: must be integer, got string "many" \(from .*001-m\/values\.yaml\)/,

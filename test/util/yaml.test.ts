@@ -26,3 +26,9 @@ test('YAML errors and values JSON cannot hold name the source and position', () 
   assert.deepEqual(parseYamlDocuments('a: 1\n---\n---\nb: 2\n', 'm.yaml'), [{ a: 1 }, { b: 2 }]);
   assert.equal(lineOfPath('a: 1\nb:\n  c: 2\n', ['b', 'c']), 3);
 });
+
+test('duplicateKeys: "last" reads a repeated key as sigs.k8s.io/yaml does (the later wins); the default refuses it', () => {
+  const text = 'a: 1\nb: {x: 1}\na: 2\nb: {z: 3}\n';
+  assert.deepEqual(parseYaml(text, 'schema.yaml', { duplicateKeys: 'last' }), { a: 2, b: { z: 3 } });
+  assert.throws(() => parseYaml(text, 'values.yaml'), /invalid YAML in values\.yaml:3:1: Map keys must be unique/);
+});
