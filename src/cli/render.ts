@@ -45,6 +45,8 @@ export async function computeValues(opts: RenderOptions, only: string[], warn: (
     global: config.global,
     modules: config.modules,
     sourceOf: (key) => ({ kind: 'configmap', key, origin: opts.config }),
+    // as at start-up: no module is enabled yet, so only sections the config itself enables are checked
+    checkModule: (key) => config.modules.get(key)?.enabled?.value === true,
   });
   for (const key of unknownModules) warn(`config has values for "${key}", which names no module; ignored`);
   const configFlags = new Map([...config.modules].filter(([, m]) => m.enabled).map(([k, m]) => [k, m.enabled!]));
@@ -58,12 +60,11 @@ export async function computeValues(opts: RenderOptions, only: string[], warn: (
       log: (module, stream, line) => warn(`module ${module}: enabled script ${stream}: ${line}`),
     }),
   );
-  set.store.global.validateEffective();
+  // the values schemas are checked after hook patches and before Helm, never on static values alone
   const enabledModules = decisions.filter((d) => d.enabled).map((d) => d.name);
   const modules: Record<string, JsonObject> = {};
   for (const name of enabledModules) {
     const m = set.byName.get(name)!;
-    m.values.validateEffective();
     if (only.length === 0 || only.includes(name)) modules[m.def.valuesKey] = m.values.effective();
   }
   return { global: set.store.global.effective(), enabledModules, modules };

@@ -137,7 +137,10 @@ export class ModuleManager {
     const store = this.store;
     const oldGlobal = store.global.configValues;
     const oldModules = new Map(this.set.modules.map((m) => [m.def.name, m.values.configValues]));
-    const { unknownModules } = store.applyConfig({ global: config.global, modules: config.modules });
+    const enabledNow = new Set(this.enabledList.map((n) => this.module(n).def.valuesKey));
+    // Go checks a module's section only for an enabled module: enabled now, or by this config's flag
+    const checkModule = (key: string): boolean => enabledNow.has(key) || config.modules.get(key)?.enabled?.value === true;
+    const { unknownModules } = store.applyConfig({ global: config.global, modules: config.modules, checkModule });
     for (const key of unknownModules) this.opts.warn?.(`config has values for "${key}", which names no module; ignored`);
     const newFlags = new Map([...config.modules].filter(([, m]) => m.enabled).map(([k, m]) => [k, m.enabled!]));
     const flagsChanged =

@@ -90,7 +90,14 @@ export class ScopeValues {
     const withDefaults = this.configWithDefaults(config);
     const problems = this.schemas.validate('config', withDefaults, this.key);
     if (problems.length) {
-      const lines = problems.map((p) => `${p.path}: ${p.message} (from ${describeSource(source)})`);
+      // name where the value really came from: the config itself, a schema default, or nowhere
+      const origin = (segs: readonly (string | number)[]): string =>
+        hasPath(config, segs)
+          ? `from ${describeSource(source)}`
+          : hasPath(withDefaults, segs)
+            ? `from ${describeSource({ kind: 'default', file: this.schemas.file('config')! })}`
+            : `not set in ${describeSource(source)}`;
+      const lines = problems.map((p) => `${p.path}: ${p.message} (${origin(p.segments)})`);
       throw new ValuesValidationError(this.invalidMessage('config', lines), problems);
     }
   }
@@ -98,6 +105,11 @@ export class ScopeValues {
   /** Replaces the config section after checking it against the config schema. */
   setConfig(config: JsonObject, source: LayerSource = { kind: 'configmap', key: this.key }): void {
     this.checkConfig(config, source);
+    this.storeConfig(config, source);
+  }
+
+  /** Replaces the config section without checking it (Go stores a disabled module's config unchecked). */
+  storeConfig(config: JsonObject, source: LayerSource = { kind: 'configmap', key: this.key }): void {
     this.config = cloneJson(config);
     this.configSource = source;
     this.invalidate();

@@ -15,6 +15,11 @@ export interface ConfigSections {
   modules: ReadonlyMap<string, { values?: JsonObject }>;
   /** Names the source in layer descriptions, e.g. key names of a ConfigMap. */
   sourceOf?: (key: string) => LayerSource;
+  /**
+   * Whether a module's section is checked against its config schema: Go checks only enabled modules
+   * (a disabled module's config is stored unchecked). Every module when not given.
+   */
+  checkModule?: (key: string) => boolean;
 }
 
 export class ValuesStore {
@@ -45,30 +50,35 @@ export class ValuesStore {
   }
 
   /**
-   * Replaces the config sections of every scope, all or nothing: every section is checked against
-   * its config schema first; on any problem nothing changes and all problems are reported.
-   * Sections for unknown modules are returned (the caller logs them).
+   * Replaces the config sections of every scope, all or nothing, checking them as Go's
+   * validateNewKubeConfig does: the global section only when the config has one (the ConfigMap's
+   * `global` key), a module's section only when it is not empty and `checkModule` says so. On any
+   * problem nothing changes and all problems are reported. Sections for unknown modules are returned
+   * (the caller logs them).
    */
   applyConfig(config: ConfigSections): { unknownModules: string[] } {
     const plan: { scope: ScopeValues; values: JsonObject; source: LayerSource }[] = [];
     const problems: string[] = [];
     const unknownModules: string[] = [];
     const sourceOf = config.sourceOf ?? ((key: string): LayerSource => ({ kind: 'configmap', key }));
-    const check = (scope: ScopeValues, values: JsonObject) => {
+    const check = (scope: ScopeValues, values: JsonObject, validate: boolean) => {
       const source = sourceOf(scope.key);
       try {
-        scope.checkConfig(values, source);
+        if (validate) scope.checkConfig(values, source);
         plan.push({ scope, values, source });
       } catch (e) {
         if (e instanceof ValuesValidationError) problems.push(e.message);
         else throw e;
       }
     };
-    check(this.global, config.global ?? {});
-    for (const [key, scope] of this.modules) check(scope, config.modules.get(key)?.values ?? {});
+    check(this.global, config.global ?? {}, config.global !== undefined);
+    for (const [key, scope] of this.modules) {
+      const values = config.modules.get(key)?.values ?? {};
+      check(scope, values, Object.keys(values).length > 0 && (config.checkModule?.(key) ?? true));
+    }
     for (const key of config.modules.keys()) if (!this.modules.has(key) && config.modules.get(key)?.values) unknownModules.push(key);
     if (problems.length) throw new UserErrors('config values are not valid', problems);
-    for (const p of plan) p.scope.setConfig(p.values, p.source);
+    for (const p of plan) p.scope.storeConfig(p.values, p.source);
     return { unknownModules };
   }
 

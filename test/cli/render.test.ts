@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTree } from '../helpers/tree.js';
 import { ScopeValues, ValuesStore } from '../../src/values/index.js';
@@ -94,8 +94,9 @@ test('bad input: each error names its source, exits 1 and prints no stack trace'
     { files: { 'modules/001-m/values.yaml': 'm:\n  a: 1\nother: 2\n' }, expect: /001-m\/values\.yaml:3: unexpected root key "other"/ },
     { files: { 'modules/001-m/openapi/config-values.yaml': 'type: object\nproperties:\n  a: {type: string, minLength: x}\n' }, expect: /001-m\/openapi\/config-values\.yaml: properties\.a\.minLength: must be an integer, got string "x"/ },
     {
-      files: { 'modules/values.yaml': 'mEnabled: true\n', 'modules/001-m/values.yaml': 'm:\n  replicas: many\n', 'modules/001-m/openapi/values.yaml': 'type: object\nproperties:\n  replicas: {type: integer}\n' },
-      expect: /module m: values do not match .*001-m\/openapi\/values\.yaml:\n {2}- m\.replicas: must be integer, got string "many" \(from .*001-m\/values\.yaml\)/,
+      files: { 'modules/001-m/values.yaml': 'm: {}\n', 'modules/001-m/openapi/config-values.yaml': 'type: object\nproperties:\n  replicas: {type: integer}\n' },
+      config: 'mEnabled: "true"\nm: |\n  replicas: many\n',
+      expect: /module m: config values do not match .*001-m\/openapi\/config-values\.yaml:\n {2}- m\.replicas: must be integer, got string "many" \(from ConfigMap key "m" in .*cm\.yaml\)/,
     },
     {
       files: { 'global-hooks/openapi/config-values.yaml': 'type: object\nrequired: [project]\nproperties:\n  project: {type: string}\n', 'modules/.keep': '' },
@@ -142,4 +143,26 @@ test('render without --values explains what it can do; --help works on every com
     assert.equal(h.code, 0);
     assert.match(h.stdout, /Usage: addon-operator/);
   }
+});
+
+test('schemas are checked when Go checks them: values schemas not on static values alone, config only for a global key and enabled modules', () => {
+  const root = makeTree({
+    'global-hooks/openapi/config-values.yaml': 'type: object\nrequired: [project]\nproperties:\n  project: {type: string}\n',
+    'modules/values.yaml': 'aEnabled: true\nbEnabled: false\n',
+    // a values schema hooks fill in: static values alone do not satisfy it, and need not
+    'modules/001-a/values.yaml': 'a:\n  replicas: many\n',
+    'modules/001-a/openapi/values.yaml': 'type: object\nrequired: [internal]\nproperties:\n  replicas: {type: integer}\n  internal: {type: object}\n',
+    'modules/002-b/values.yaml': 'b: {}\n',
+    'modules/002-b/openapi/config-values.yaml': 'type: object\nproperties:\n  size: {type: integer}\n',
+    'cm.yaml': 'b: |\n  size: huge\n',
+  });
+  // no global key: the global config schema (with its required key) is not checked; b is disabled: its config is stored unchecked
+  const r = renderValues(root, ['--config', join(root, 'cm.yaml')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).enabledModules, ['a']);
+  // a global key is checked, and a missing required key is not blamed on the ConfigMap's values
+  writeFileSync(join(root, 'cm.yaml'), 'global: |\n  other: 1\n');
+  const g = renderValues(root, ['--config', join(root, 'cm.yaml')]);
+  assert.equal(g.code, 1);
+  assert.match(g.stderr, /global\.project: is required \(not set in ConfigMap key "global" in .*cm\.yaml\)/);
 });

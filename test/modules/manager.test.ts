@@ -108,3 +108,23 @@ test('files in hooks dirs that are not hooks are skipped with a debug line namin
     `${join(root, 'modules/001-alpha/hooks/readme.md')}: skipped, not a hook (.yaml, .json, .md or .txt)`,
   ]);
 });
+
+test('a config section is checked only for an enabled module (Go validateNewKubeConfig); a disabled module keeps it unchecked', async () => {
+  const root = tree({
+    'modules/002-beta/openapi/config-values.yaml': 'type: object\nproperties:\n  size: {type: integer}\n',
+    'global-hooks/openapi/config-values.yaml': 'type: object\nrequired: [project]\nproperties:\n  project: {type: string}\n',
+  });
+  const mm = await manager(root);
+  // start-up: nothing is enabled yet, no global key: nothing is checked, everything is stored
+  mm.applyConfig(cfg({ beta: 'size: huge\n' }));
+  assert.deepEqual(mm.store.module('beta').configValues, { size: 'huge' });
+  // the config's own flag enables beta: its section is checked
+  assert.throws(() => mm.applyConfig(cfg({ beta: 'size: huge\n', betaEnabled: 'true' })), /module beta: config values do not match .*\n {2}- beta\.size: must be integer, got string "huge" \(from ConfigMap key "beta"\)/);
+  mm.applyConfig(cfg({ beta: 'size: 2\n' }));
+  await mm.discover();
+  // beta is enabled now: an edit is checked, the previous config stays
+  assert.throws(() => mm.applyConfig(cfg({ beta: 'size: big\n' })), /beta\.size: must be integer/);
+  assert.deepEqual(mm.store.module('beta').configValues, { size: 2 });
+  // an empty section is never checked; a global key is
+  assert.throws(() => mm.applyConfig(cfg({ global: 'other: 1\n' })), /global\.project: is required \(not set in ConfigMap key "global"\)/);
+});

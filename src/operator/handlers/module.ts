@@ -131,6 +131,8 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
   const m = rt.manager.module(module);
   await runLifecycle(rt, module, hooks, 'beforeHelm', queue);
   if (m.def.hasChart) {
+    // the values Helm gets must satisfy openapi/values.yaml with x-required-for-helm (Go's checkHelmValues)
+    m.values.validateEffective('helm');
     const values = rt.manager.store.helmValues(m.def.valuesKey);
     const started = performance.now();
     const outcome = await rt.opts.helm.upgradeInstall({ release: module, namespace: rt.opts.namespace, chartDir: m.def.path, values });
