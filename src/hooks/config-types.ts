@@ -101,7 +101,7 @@ export interface KubernetesBinding extends BindingCommon {
   readonly resynchronizationPeriod?: string;
 }
 
-/** kubernetesValidating / kubernetesMutating / kubernetesCustomResourceConversion: parsed but unused. */
+/** kubernetesValidating / kubernetesMutating / kubernetesCustomResourceConversion: checked as shell-operator checks them (config-webhooks.ts), not served. */
 export interface WebhookBinding {
   readonly type: 'kubernetesValidating' | 'kubernetesMutating' | 'kubernetesCustomResourceConversion';
   readonly name: string;

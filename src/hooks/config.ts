@@ -13,6 +13,7 @@ import { compileJq, validateJqFilter, type JqFilter } from '../jq/index.js';
 import { parseGoDuration, validateCrontab } from '../schedule/index.js';
 import { errorMessage, UserErrors } from '../util/errors.js';
 import { parseYaml } from '../util/yaml.js';
+import { parseWebhooks } from './config-webhooks.js';
 import {
   apiVersionProblem,
   Checker,
@@ -82,7 +83,8 @@ export function readConfigText(text: string, hookPath: string): unknown {
     // not JSON: try YAML
   }
   try {
-    return parseYaml(text, 'the --config output');
+    // as shell-operator reads it (sigs.k8s.io/yaml): the first document, a repeated key's later value
+    return parseYaml(text, 'the --config output', { firstDocument: true, duplicateKeys: 'last' });
   } catch (err) {
     const first = errorMessage(err).split('\n')[0];
     throw new HookConfigError(hookPath, [{ key: '', message: `the --config output is neither JSON nor YAML: ${first}` }], text);
@@ -158,7 +160,10 @@ function parseData(data: unknown, options: ParseHookConfigOptions, c: Checker): 
     const declared = declaredKubernetesNames(data.kubernetes);
     kubernetes = parseKubernetesList(data.kubernetes, c, declared);
     schedule = parseScheduleList(data.schedule, c, declared);
-    webhooks = parseWebhooks(data, c, declared);
+    webhooks = parseWebhooks(data, c, {
+      includes: (obj, key) => readIncludes(obj, key, c, declared),
+      labelSelector: (value, key) => readLabelSelector(value, key, c),
+    });
     settings = parseSettings(data.settings, c);
     ({ kubernetes, schedule, webhooks } = expandGroups(kubernetes, schedule, webhooks));
   } else {
@@ -557,28 +562,6 @@ function parseSettings(value: unknown, c: Checker): HookSettings | undefined {
   const burst = c.integer(obj.executionBurst, 'settings.executionBurst');
   if (burst !== undefined && burst < 0) c.add('settings.executionBurst', `must not be negative, got ${burst}`);
   return { executionMinIntervalMs: Math.max(0, intervalMs), executionBurst: burst === undefined || burst <= 0 ? 1 : burst };
-}
-
-const WEBHOOK_TYPES = ['kubernetesValidating', 'kubernetesMutating', 'kubernetesCustomResourceConversion'] as const;
-
-function parseWebhooks(data: Record<string, unknown>, c: Checker, declared: readonly string[]): WebhookBinding[] {
-  const out: WebhookBinding[] = [];
-  for (const type of WEBHOOK_TYPES) {
-    const list = c.array(data[type], type, { minItems: 1 });
-    list?.forEach((item, i) => {
-      const key = joinKey(type, i);
-      const obj = c.object(item, key);
-      if (!obj) return;
-      const required = type === 'kubernetesCustomResourceConversion' ? ['name', 'crdName', 'conversions'] : ['name'];
-      for (const r of required) if (obj[r] === undefined) c.add(joinKey(key, r), 'is required');
-      const name = c.string(obj.name, joinKey(key, 'name'), { nonEmpty: true });
-      const group = c.string(obj.group, joinKey(key, 'group'), { nonEmpty: true });
-      const includes = readIncludes(obj, key, c, declared);
-      if (name === undefined) return;
-      out.push({ type, name, ...(group !== undefined ? { group } : {}), includeSnapshotsFrom: includes ?? [], raw: obj });
-    });
-  }
-  return out;
 }
 
 /** `group`: every binding of a group includes the snapshots of the group's kubernetes bindings. */

@@ -45,14 +45,21 @@ export interface ParseYamlOptions {
    * sigs.k8s.io/yaml (yaml.v2, not strict) does when it reads OpenAPI schema files.
    */
   duplicateKeys?: 'error' | 'last';
+  /** Read only the first document of a stream, as Go's yaml.Unmarshal does; later ones are ignored. */
+  firstDocument?: boolean;
 }
 
 const LAST_KEY_WINS = { ...PARSE_OPTIONS, uniqueKeys: false };
 
 /** Parses one YAML document. An empty document gives `null`. */
 export function parseYaml(text: string, source: SourceName, options: ParseYamlOptions = {}): unknown {
-  const doc = parseDocument(text, options.duplicateKeys === 'last' ? LAST_KEY_WINS : PARSE_OPTIONS);
-  return docToData(doc, source);
+  const opts = options.duplicateKeys === 'last' ? LAST_KEY_WINS : PARSE_OPTIONS;
+  if (options.firstDocument) {
+    const docs = parseAllDocuments(text, opts);
+    const first = Array.isArray(docs) ? docs[0] : undefined;
+    return first ? docToData(first, source) : null;
+  }
+  return docToData(parseDocument(text, opts), source);
 }
 
 /** Parses a multi-document stream; empty documents are dropped. */
