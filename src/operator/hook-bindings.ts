@@ -43,7 +43,9 @@ export interface SyncRun {
 }
 
 export class HookBindings {
-  private kube = new Map<string, KubeState>();
+  // a list, not a map by name: unnamed bindings all default to `kubernetes`, and a monitor dropped from
+  // a map would never be stopped (it kept the process alive after SIGTERM)
+  private kube: KubeState[] = [];
   private schedulesOn = false;
 
   constructor(
@@ -60,11 +62,11 @@ export class HookBindings {
   }
 
   get kubernetesEnabled(): boolean {
-    return this.kube.size > 0;
+    return this.kube.length > 0;
   }
 
-  /** The hook's current snapshots, by binding name. */
-  readonly snapshots: SnapshotSource = (name) => this.kube.get(name)?.monitor.snapshot() ?? [];
+  /** The hook's current snapshots, by binding name (bindings sharing a name share it). */
+  readonly snapshots: SnapshotSource = (name) => this.kube.filter((s) => s.binding.name === name).flatMap((s) => s.monitor.snapshot());
 
   /**
    * Starts a monitor per kubernetes binding and waits for every first list; returns one
@@ -90,38 +92,39 @@ export class HookBindings {
       await stopAll(states);
       throw e;
     }
-    for (const s of states) this.kube.set(s.binding.name, s);
+    this.kube = states;
     return states.map((s) => ({ binding: s.binding, context: synchronizationContext(s.binding, s.monitor.snapshot()) }));
   }
 
   /** Lets the binding's events through (after its Synchronization run), held ones first. */
   unlock(bindingName: string): void {
-    const s = this.kube.get(bindingName);
-    if (!s || s.unlocked) return;
-    s.unlocked = true;
-    const held = s.held;
-    s.held = [];
-    for (const ev of held) this.deliver(s, ev);
+    for (const s of this.kube) {
+      if (s.binding.name !== bindingName || s.unlocked) continue;
+      s.unlocked = true;
+      const held = s.held;
+      s.held = [];
+      for (const ev of held) this.deliver(s, ev);
+    }
   }
 
   async disableKubernetes(): Promise<void> {
-    const states = [...this.kube.values()];
-    this.kube.clear();
+    const states = this.kube;
+    this.kube = [];
     await stopAll(states);
   }
 
   enableSchedules(): void {
     if (this.schedulesOn) return;
     this.schedulesOn = true;
-    for (const b of this.hook.config.schedule) {
-      this.deps.schedules.add(b.crontab, this.subscriptionId(b), () => this.deps.sink.schedule(this.hook, b));
-    }
+    this.hook.config.schedule.forEach((b, i) => {
+      this.deps.schedules.add(b.crontab, this.subscriptionId(b, i), () => this.deps.sink.schedule(this.hook, b));
+    });
   }
 
   disableSchedules(): void {
     if (!this.schedulesOn) return;
     this.schedulesOn = false;
-    for (const b of this.hook.config.schedule) this.deps.schedules.remove(b.crontab, this.subscriptionId(b));
+    this.hook.config.schedule.forEach((b, i) => this.deps.schedules.remove(b.crontab, this.subscriptionId(b, i)));
   }
 
   async disable(): Promise<void> {
@@ -129,8 +132,9 @@ export class HookBindings {
     await this.disableKubernetes();
   }
 
-  private subscriptionId(b: ScheduleBinding): string {
-    return `${this.hook.id}\0${b.name}`;
+  /** One subscription per binding: schedule bindings may share a name (and a crontab). */
+  private subscriptionId(b: ScheduleBinding, index: number): string {
+    return `${this.hook.id}\0${index}\0${b.name}`;
   }
 
   /**
@@ -139,9 +143,12 @@ export class HookBindings {
    */
   snapshotsDump(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const [name, s] of this.kube) {
+    for (const s of this.kube) {
       const count = s.monitor.snapshot().length;
-      out[name] = { snapshot: s.monitor.snapshot(), operations: { sinceStart: { ...s.sinceStart, count }, sinceLastExecution: { ...s.sinceLastExecution, count } } };
+      const name = s.binding.name;
+      // bindings sharing a name: one entry per name, with the first binding's counters (as one map in Go)
+      if (name in out) continue;
+      out[name] = { snapshot: this.snapshots(name), operations: { sinceStart: { ...s.sinceStart, count }, sinceLastExecution: { ...s.sinceLastExecution, count } } };
       s.sinceLastExecution = zeroCounts();
     }
     return out;
