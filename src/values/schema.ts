@@ -13,6 +13,7 @@ import { cloneJson, isPlainObject, type JsonObject, type JsonValue } from '../ut
 import { Re2, RegexpSyntaxError } from '../gotemplate/re2.js';
 import { decodeSchema, toValidatorSchema, NO_TYPE_KEYWORD, FORMAT_NAME_KEYWORD } from './openapi.js';
 import { STRFMT_FORMATS } from './formats.js';
+import { celProblems } from './cel.js';
 
 export type SchemaKind = 'config' | 'values' | 'helm';
 
@@ -394,8 +395,16 @@ export class ScopeSchemas {
     return l.validator;
   }
 
-  /** Problems of `data` (the scope's section) against the schema of `kind`; [] when valid or no schema. */
-  validate(kind: SchemaKind, data: JsonValue, root: string): SchemaProblem[] {
+  /**
+   * Problems of `data` (the scope's section) against the schema of `kind`; [] when valid or no schema.
+   * The CEL rules run first, as in Go, and when one fails only their problems are reported; `old` is
+   * the previous value for transition rules (those using `oldSelf`), undefined when there is none.
+   */
+  validate(kind: SchemaKind, data: JsonValue, root: string, old?: JsonValue): SchemaProblem[] {
+    const l = this.loaded[kind];
+    if (!l) return [];
+    const cel = celProblems(l.schema, data, old);
+    if (cel.length) return cel.map((p) => ({ segments: p.segments, path: dotted(root, p.segments), message: p.message }));
     const v = this.validator(kind);
     if (!v || v(data)) return [];
     return toProblems(v.errors ?? [], root, data);

@@ -49,6 +49,8 @@ export class ScopeValues {
   readonly schemas: ScopeSchemas;
   private staticLayers: StaticLayer[] = [];
   private config: JsonObject = {};
+  /** A config was stored before: CEL transition rules compare a new config with it. */
+  private configStored = false;
   private configSource: LayerSource;
   private patches: StoredPatch[] = [];
   private cached?: { effective: JsonObject; checksum?: string };
@@ -88,7 +90,7 @@ export class ScopeValues {
   /** Checks candidate config values against the config schema (defaults applied first). */
   checkConfig(config: JsonObject, source: LayerSource): void {
     const withDefaults = this.configWithDefaults(config);
-    const problems = this.schemas.validate('config', withDefaults, this.key);
+    const problems = this.schemas.validate('config', withDefaults, this.key, this.configStored ? this.config : undefined);
     if (problems.length) {
       // name where the value really came from: the config itself, a schema default, or nowhere
       const origin = (segs: readonly (string | number)[]): string =>
@@ -111,6 +113,7 @@ export class ScopeValues {
   /** Replaces the config section without checking it (Go stores a disabled module's config unchecked). */
   storeConfig(config: JsonObject, source: LayerSource = { kind: 'configmap', key: this.key }): void {
     this.config = cloneJson(config);
+    this.configStored = true;
     this.configSource = source;
     this.invalidate();
   }
@@ -169,7 +172,7 @@ export class ScopeValues {
     const section = patched[this.key];
     if (!isPlainObject(section)) throw new UserError(`values patch of hook ${hook}: ${this.key} must stay an object`);
     const candidate = [...this.patches, { hook, ops: [...ops] }];
-    const problems = this.schemas.validate('values', section, this.key);
+    const problems = this.schemas.validate('values', section, this.key, before);
     if (problems.length) {
       const lines = problems.map((p) => `${p.path}: ${p.message} (from ${this.provenance(p.segments, candidate)})`);
       throw new ValuesValidationError(this.invalidMessage('values', lines), problems);
