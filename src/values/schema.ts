@@ -48,12 +48,25 @@ function patternError(pattern: string): string | undefined {
  * Patterns are Go regexps (RE2 syntax and semantics), as go-openapi compiles them. A pattern that does
  * not compile fails every string it is checked against (go-openapi: "pattern is invalid"), not the load.
  */
+const PATTERN_CACHE_SIZE = 512;
+
 function re2Engine(pattern: string): { test: (s: string) => boolean; toString: () => string } {
   // Ajv caches compiled patterns by toString()
   const toString = (): string => `re2:${pattern}`;
   try {
     const re = new Re2(pattern);
-    return { test: (s) => re.test(s), toString };
+    // values are validated again after every change, mostly with the same strings: remember answers
+    const seen = new Map<string, boolean>();
+    const test = (s: string): boolean => {
+      let ok = seen.get(s);
+      if (ok === undefined) {
+        ok = re.test(s);
+        if (seen.size >= PATTERN_CACHE_SIZE) seen.clear();
+        seen.set(s, ok);
+      }
+      return ok;
+    };
+    return { test, toString };
   } catch (e) {
     if (!(e instanceof RegexpSyntaxError)) throw e;
     return { test: () => false, toString };
