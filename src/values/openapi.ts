@@ -171,6 +171,19 @@ export const KNOWN_FORMATS = new Set([
 
 export const normalizeFormat = (name: string): string => name.replace(/-/g, '');
 
+/** go-openapi's multipleOf: the quotient compared with an integer up to a relative 1e-9 (100 is a multiple of 0.01). */
+export const MULTIPLE_OF_KEYWORD = 'goMultipleOf';
+
+export function isGoMultipleOf(data: number, factor: number): boolean {
+  if (!(factor > 0)) return false;
+  const mult = factor < 1 ? (1 / factor) * data : data / factor;
+  if (!Number.isFinite(mult)) return false;
+  const rounded = Math.round(mult);
+  if (mult === rounded) return true;
+  if (rounded === 0) return false;
+  return Math.abs(mult - rounded) / Math.abs(rounded) < 1e-9;
+}
+
 /** Annotation carrying a format's name as written (`date-time`), for messages. */
 export const FORMAT_NAME_KEYWORD = 'x-format-name';
 
@@ -205,13 +218,15 @@ export function toValidatorSchema(s: JsonObject): JsonObject {
       case 'minimum':
         out[s.exclusiveMinimum === true ? 'exclusiveMinimum' : 'minimum'] = v;
         break;
+      case 'multipleOf':
+        out[MULTIPLE_OF_KEYWORD] = v;
+        break;
       case 'maxLength':
       case 'minLength':
       case 'maxItems':
       case 'minItems':
       case 'maxProperties':
       case 'minProperties':
-      case 'multipleOf':
       case 'pattern':
       case 'enum':
       case 'required':

@@ -11,7 +11,7 @@ import { UserError } from '../util/errors.js';
 import { parseYaml } from '../util/yaml.js';
 import { cloneJson, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { Re2, RegexpSyntaxError } from '../gotemplate/re2.js';
-import { decodeSchema, toValidatorSchema, NO_TYPE_KEYWORD, FORMAT_NAME_KEYWORD } from './openapi.js';
+import { decodeSchema, toValidatorSchema, NO_TYPE_KEYWORD, FORMAT_NAME_KEYWORD, MULTIPLE_OF_KEYWORD, isGoMultipleOf } from './openapi.js';
 import { STRFMT_FORMATS } from './formats.js';
 import { celProblems } from './cel.js';
 
@@ -93,6 +93,13 @@ function ajv(): Ajv {
       errors: false,
       // a type naming no JSON type: go-openapi matches nothing but null with `nullable`
       validate: (s: { nullable: boolean }, data: unknown) => data === null && s.nullable,
+    });
+    sharedAjv.addKeyword({
+      keyword: MULTIPLE_OF_KEYWORD,
+      type: 'number',
+      schemaType: 'number',
+      errors: false,
+      validate: (factor: number, data: number) => isGoMultipleOf(data, factor),
     });
   }
   return sharedAjv;
@@ -344,6 +351,9 @@ function toProblems(errors: ErrorObject[], root: string, data: JsonValue): Schem
           : `must match pattern "${pattern}", got ${describeValue(valueAt(data, segs))}`;
         break;
       }
+      case MULTIPLE_OF_KEYWORD:
+        message = `must be multiple of ${(e.parentSchema as Record<string, number>)[MULTIPLE_OF_KEYWORD]}, got ${describeValue(valueAt(data, segs))}`;
+        break;
       case NO_TYPE_KEYWORD:
         message = `must be of type ${JSON.stringify((e.parentSchema as Record<string, { names: string[] }>)[NO_TYPE_KEYWORD]!.names.join(','))}, which no value has, got ${describeValue(valueAt(data, segs))}`;
         break;

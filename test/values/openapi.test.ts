@@ -215,3 +215,37 @@ test('$ref to another file is resolved from the working directory first, as go-o
     process.chdir(was);
   }
 });
+
+test('validator_test: multipleOf 0.01 accepts 100 (float division as go-openapi does); forbidden properties deep in arrays', () => {
+  const s = scopeWith({
+    'config-values.yaml': 'type: object\nadditionalProperties: false\nproperties:\n  sampling: {type: number, minimum: 0.01, maximum: 100.0, multipleOf: 0.01}\n  rate: {type: number, multipleOf: 0.1}\n',
+  });
+  s.setConfig({ sampling: 100, rate: 0.3 });
+  s.setConfig({ sampling: 56.1 });
+  assert.match(problemsOf(s, { sampling: 56.105 }), /someModule\.sampling: must be multiple of 0\.01/);
+  const deep = scopeWith({
+    'config-values.yaml': [
+      'type: object',
+      'properties:',
+      '  param1: {type: string, enum: [val1]}',
+      '  paramObj:',
+      '    type: object',
+      '    properties:',
+      '      p1: {type: object, properties: {p11: {type: string}, p12: {type: string}}}',
+      '      p2: {type: array, items: {type: string}}',
+      '  paramArray:',
+      '    type: array',
+      '    items:',
+      '      type: array',
+      '      items: {type: object, properties: {deepParam1: {type: string}, deepParam2: {type: string}, deepParam3: {type: string}}}',
+      '',
+    ].join('\n'),
+  });
+  const message = problemsOf(deep, {
+    param1: 'val1',
+    paramObj: { p1: { p11: 'testvalue1', p12: 'randomvalue', asd: 'qwe' }, p2: ['odin', 'two'] },
+    paramArray: [[{ deepParam1: 'a', deepParam2: 'b', deepParam3: 'c' }], [{ deepParam1: 'x', deepParam2: 'y', deepParam3: 'z', aaa: 'zzz' }]],
+    paramArrayy: [1, 2],
+  });
+  assert.equal(message.split('\n').filter((l) => l.includes('is not allowed')).length, 3, message);
+});
