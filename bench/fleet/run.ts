@@ -118,7 +118,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     const t0 = performance.now();
     operator = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-    const line = await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 300_000, (l) => l.includes('task failed'));
+    const line = await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, (l) => l.includes('task failed'));
     const convergeMs = performance.now() - t0;
     const cpu = procCpuMs(operator.pid!);
     const peak = peakRssMiB(operator.pid!);
