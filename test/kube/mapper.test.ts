@@ -155,7 +155,7 @@ test('refreshes after misses are rate-limited and shared by concurrent lookups',
   assert.equal(groupListFetches(), 3);
   // refreshes are at least the interval apart (measured by the server, whatever the machine's load)
   const at = sandbox.requests.filter((r) => r.path === '/apis').map((r) => Date.parse(r.time));
-  assert.ok(at[2]! - at[1]! >= 390, `refreshes ${at[2]! - at[1]!} ms apart`);
+  assert.ok(at[2]! - at[1]! >= 300, `refreshes ${at[2]! - at[1]!} ms apart`);
 
   const misses = await Promise.allSettled([mapper.resolve(undefined, 'A1'), mapper.resolve(undefined, 'A2'), mapper.resolve(undefined, 'A3')]);
   assert.ok(misses.every((m) => m.status === 'rejected'));
