@@ -241,7 +241,7 @@ defc('split', 1, (x, s) => {
   return V.splitString(x, s);
 });
 defc('explode', 0, (x) => {
-  if (typeof x !== 'string') V.fail(`${V.describe(x)} cannot be exploded, as it is not a string`);
+  if (typeof x !== 'string') V.fail('explode input must be a string');
   const out: number[] = [];
   for (const ch of x) out.push(ch.codePointAt(0)!);
   return out;
@@ -295,8 +295,7 @@ function sortArray(x: Json, what = 'sorted, as it is not an array'): Json[] {
 }
 defc('sort', 0, (x) => sortArray(x).slice().sort(V.compare));
 function byImpl(x: Json, keys: Json): { v: Json; k: Json }[] {
-  if (!Array.isArray(x)) V.fail(`${V.describe(x)} cannot be sorted, as it is not an array`);
-  if (!Array.isArray(keys) || keys.length !== x.length) V.fail(`${V.describe(x)} and ${V.describe(keys)} cannot be sorted, as they are not both arrays`);
+  if (!Array.isArray(x) || !Array.isArray(keys) || keys.length !== x.length) V.fail(`${V.describe(x)} and ${V.describe(keys)} cannot be sorted, as they are not both arrays`);
   const pairs = x.map((v, i) => ({ v, k: keys[i]!, i }));
   pairs.sort((a, b) => V.compare(a.k, b.k) || a.i - b.i);
   return pairs;
@@ -339,8 +338,7 @@ defc('bsearch', 1, (x, t) => {
   return -1 - lo;
 });
 function minmax(x: Json, keys: Json, wantMax: boolean): Json {
-  if (!Array.isArray(x)) V.fail(`${V.describe(x)} cannot be iterated over`);
-  if (!Array.isArray(keys)) V.fail(`${V.describe(x)} and ${V.describe(keys)} cannot be iterated over`);
+  if (!Array.isArray(x) || !Array.isArray(keys)) V.fail(`${V.describe(x)} and ${V.describe(keys)} cannot be iterated over`);
   if (keys.length !== x.length) V.fail(`${V.describe(x)} and ${V.describe(keys)} have wrong length`);
   if (x.length === 0) return null;
   let best = 0;
@@ -383,13 +381,9 @@ defc('stderr', 0, (x) => {
   runtime.stderr(V.dump(x));
   return x;
 });
-defc('ascii_downcase', 0, (x) => (typeof x === 'string' ? x.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : V.fail(`${V.describe(x)} cannot be exploded, as it is not a string`)));
-defc('ascii_upcase', 0, (x) => (typeof x === 'string' ? x.replace(/[a-z]+/g, (m) => m.toUpperCase()) : V.fail(`${V.describe(x)} cannot be exploded, as it is not a string`)));
-defc('abs', 0, (x) => {
-  if (typeof x === 'number') return x < 0 ? -x : x;
-  if (typeof x === 'string') return x;
-  return V.fail(`${V.describe(x)} has no absolute value`);
-});
+defc('ascii_downcase', 0, (x) => (typeof x === 'string' ? x.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : V.fail('explode input must be a string')));
+defc('ascii_upcase', 0, (x) => (typeof x === 'string' ? x.replace(/[a-z]+/g, (m) => m.toUpperCase()) : V.fail('explode input must be a string')));
+defc('abs', 0, (x) => (V.compare(x, 0) < 0 ? V.negate(x) : x));
 defc('add', 0, (x) => {
   let acc: Json = null;
   let owned = false;
@@ -415,9 +409,7 @@ function fromEntries(x: Json): Json {
   let acc: V.JsonObject | null = null;
   eachOf(x, (e) => {
     const k = entryKey(e);
-    if (typeof k !== 'string') {
-      if (V.isObject(e) || e === null) V.fail(objectKeyError(k));
-    }
+    if (typeof k !== 'string') V.fail(`Cannot use ${V.describe(k)} as object key`);
     const value = V.has(e, 'value') ? V.index(e, 'value') : V.index(e, 'Value');
     acc ??= {};
     V.setKey(acc, k as string, value);
@@ -430,10 +422,6 @@ function entryKey(e: Json): Json {
     if (V.truthy(v)) return v;
   }
   return V.index(e, 'Name');
-}
-export function objectKeyError(k: Json): string {
-  void k;
-  return 'Object keys must be strings';
 }
 defc('from_entries', 0, fromEntries);
 def('with_entries', 1, ([f]) =>

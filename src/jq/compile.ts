@@ -515,9 +515,7 @@ export class Compiler {
   private object(n: Extract<Node, { k: 'object' }>, scope: Scope): C {
     const entries = n.entries.map((e) => ({ key: this.compile(e.key, scope), value: this.compile(e.value, scope), lit: e.key.k === 'literal' ? e.key.value : undefined }));
     const checkKey = (k: Json): string => {
-      if (typeof k !== 'string') {
-        return V.fail(`Object keys must be strings`);
-      }
+      if (typeof k !== 'string') return V.fail(`Cannot use ${V.describe(k)} as object key`);
       return k;
     };
     if (entries.every((e) => (typeof e.lit === 'string' || e.key.s) && e.value.s)) {
@@ -886,7 +884,6 @@ export class Compiler {
       if (p.k === 'parray') {
         const items = p.items.map((it) => compilePat(it, patScope));
         return (x, env, slots, k) => {
-          if (x !== null && !Array.isArray(x)) V.fail(`Cannot index ${V.typeOf(x)} with number`);
           const go = (i: number): void => {
             if (i === items.length) return k();
             items[i]!(x === null ? null : V.index(x, i), env, slots, () => go(i + 1));
@@ -904,9 +901,7 @@ export class Compiler {
           if (i === entries.length) return k();
           const e = entries[i]!;
           e.key.f(x, env, (key) => {
-            if (typeof key !== 'string') V.fail(`Cannot index ${V.typeOf(x)} with ${V.typeOf(key)}`);
-            if (x !== null && !V.isObject(x)) V.fail(`Cannot index ${V.typeOf(x)} with "${key}"`);
-            const v = x === null ? null : V.index(x, key);
+            const v = V.index(x, key);
             if (e.bind >= 0) slots[e.bind] = v;
             if (e.pat) e.pat(v, env, slots, () => go(i + 1));
             else go(i + 1);

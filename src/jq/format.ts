@@ -1,4 +1,4 @@
-/** jq's `@format` string filters: @text @json @html @uri @urid @csv @tsv @sh @base64 @base64d @base32 @base32d. */
+/** jq 1.8.2's `@format` string filters: @text @json @html @uri @urid @csv @tsv @sh @base64 @base64d (1.8.2 has no @base32). */
 import * as V from './value.js';
 import type { Json } from './value.js';
 
@@ -22,41 +22,6 @@ function shQuote(v: Json): string {
   if (typeof v === 'string') return "'" + v.replace(/'/g, "'\\''") + "'";
   if (v === null || typeof v !== 'object') return V.dump(v);
   return V.fail(`${V.describe(v)} can not be escaped for shell`);
-}
-
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-function base32(s: string): string {
-  const b = Buffer.from(s);
-  let out = '';
-  for (let i = 0; i < b.length; i += 5) {
-    const chunk = [...b.subarray(i, i + 5)];
-    const n = chunk.length;
-    while (chunk.length < 5) chunk.push(0);
-    let bits = 0n;
-    for (const x of chunk) bits = (bits << 8n) | BigInt(x);
-    const chars = [8, 2, 4, 5, 7][n - 1]!;
-    for (let j = 0; j < 8; j++) out += j < chars ? B32[Number((bits >> BigInt(35 - 5 * j)) & 31n)] : '=';
-  }
-  return out;
-}
-
-function base32d(s: string): string {
-  const bytes: number[] = [];
-  let acc = 0;
-  let nbits = 0;
-  for (const c of s) {
-    if (c === '=') break;
-    const v = B32.indexOf(c);
-    if (v < 0) continue;
-    acc = (acc << 5) | v;
-    nbits += 5;
-    if (nbits >= 8) {
-      nbits -= 8;
-      bytes.push((acc >> nbits) & 255);
-    }
-  }
-  return Buffer.from(bytes).toString();
 }
 
 function base64d(s: string): string {
@@ -95,7 +60,7 @@ export function format(name: Json, v: Json): Json {
     }
     case 'csv':
     case 'tsv':
-      if (!Array.isArray(v)) V.fail(`${V.describe(v)} cannot be ${name}-formatted, only an array can be`);
+      if (!Array.isArray(v)) V.fail(`${V.describe(v)} cannot be ${name}-formatted, only array`);
       return v.map((c) => csvCell(c, name)).join(name === 'csv' ? ',' : '\t');
     case 'sh':
       if (Array.isArray(v)) return v.map(shQuote).join(' ');
@@ -104,10 +69,6 @@ export function format(name: Json, v: Json): Json {
       return Buffer.from(V.tostring(v)).toString('base64');
     case 'base64d':
       return base64d(V.tostring(v));
-    case 'base32':
-      return base32(V.tostring(v));
-    case 'base32d':
-      return base32d(V.tostring(v));
     default:
       return V.fail(`${name} is not a valid format`);
   }

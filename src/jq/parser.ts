@@ -69,7 +69,7 @@ const TOKEN_NAMES: Record<string, string> = {
 };
 
 function tokName(t: Tok): string {
-  if (KEYWORDS.has(t.t)) return `"${t.t}"`;
+  if (KEYWORDS.has(t.t)) return t.t;
   if (TOKEN_NAMES[t.t]) return TOKEN_NAMES[t.t]!;
   return `'${t.t}'`;
 }
@@ -553,10 +553,6 @@ export class Parser {
           this.expect(')');
         }
         return { k: 'call', name, args, pos: t.start };
-      }
-      case 'def': {
-        // a definition as a term: `def f: 1; f` inside parentheses is handled by parsePipe
-        return this.parsePipe();
       }
       default:
         return this.unexpected(t);

@@ -330,7 +330,7 @@ export function slice(t: Json, from: Json, to: Json): Json {
     const [a, b] = sliceBounds(t.length, from, to);
     return t.slice(a, b);
   }
-  return fail(`Cannot index ${typeOf(t)} with object`);
+  return fail(`Cannot index ${typeOf(t)} with ${describe({ start: from, end: to })}`);
 }
 
 export function has(t: Json, k: Json): boolean {
@@ -536,7 +536,8 @@ export function modulo(a: Json, b: Json): Json {
 }
 
 export function negate(v: Json): Json {
-  if (typeof v === 'number') return -v;
+  // jq 1.8 negates number literals (inputs, constants) exactly: -0 is printed 0
+  if (typeof v === 'number') return v === 0 ? 0 : -v;
   return fail(`${describe(v)} cannot be negated`);
 }
 
