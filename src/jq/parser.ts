@@ -222,10 +222,8 @@ export class Parser {
     if (this.is('module')) {
       const t = this.next();
       const meta = this.parsePostfix();
-      if (meta.k !== 'literal' && meta.k !== 'object') throw new JqSyntaxError('Module metadata must be constant', t.end + 1);
-      if (meta.k === 'literal' || !isConstObject(meta)) {
-        throw new JqSyntaxError(meta.k === 'object' ? 'Module metadata must be constant' : 'Module metadata must be an object', t.end + 1);
-      }
+      if (!isConst(meta)) throw new JqSyntaxError('Module metadata must be constant', t.end + 1);
+      if (meta.k !== 'object') throw new JqSyntaxError('Module metadata must be an object', t.end + 1);
       this.expect(';');
     }
     if (this.is('import') || this.is('include')) {
