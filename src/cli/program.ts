@@ -4,6 +4,7 @@ import { registerJq } from './jq.js';
 import { registerRender } from './render.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStart } from './start.js';
+import { registerDebugCommands } from './debug.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerRender(program);
   registerSandboxCommand(program);
   registerJq(program);
+  registerDebugCommands(program);
 
   return program;
 }

@@ -1,5 +1,6 @@
 /** What `addon-operator start` runs: the operator, wired to the real Kubernetes and Helm layers. */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
@@ -19,8 +20,14 @@ import { UserError, errorMessage } from '../util/errors.js';
 import { parseDuration, parseOrder, parsePort } from './env.js';
 import { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { HookMetricsStorage } from '../metrics/hook-metrics.js';
+import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metrics.js';
+import { connectionStats } from '../kube/connections.js';
 import { HttpServer } from '../server/http-server.js';
 import { httpSources, metricSources } from '../operator/serve.js';
+import { registerDebugRoutes } from '../operator/debug-routes.js';
+import { RuntimeParams } from '../operator/runtime-params.js';
+import { BadRequestError, DebugServer } from '../server/debug-server.js';
+import { DEFAULT_DEBUG_SOCKET } from './debug.js';
 import type { StartOptions } from './start.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
@@ -163,12 +170,14 @@ async function runOperator(opts: StartOptions, { log, manager, sandbox, namespac
     parallelModuleRuns,
   });
   created(operator);
-  const stopped = stopOnSignals(operator, log, shutdownMs);
+  const debug = await startDebugSocket(opts, operator, log);
+  const stopped = stopOnSignals(operator, log, shutdownMs, () => debug.stop());
   log.info({ namespace, modules: manager.set.modules.length, globalHooks: manager.globalHooks.length }, 'operator starting');
   try {
     await operator.start();
   } catch (e) {
     await operator.stop();
+    await debug.stop();
     throw e;
   }
   void operator.converge
@@ -182,7 +191,37 @@ async function runOperator(opts: StartOptions, { log, manager, sandbox, namespac
  * SIGTERM/SIGINT: nothing new starts and the running hooks may finish within `graceMs`; a second
  * signal, or the grace period running out, ends the process at once (128 + signal number).
  */
-function stopOnSignals(operator: Operator, log: Logger, graceMs: number): Promise<void> {
+/** The debug socket of the debug commands, with the runtime parameter `log.level`. */
+async function startDebugSocket(opts: StartOptions, operator: Operator, log: Logger): Promise<{ stop(): Promise<void> }> {
+  const path = opts.debugUnixSocket ?? (opts.sandbox ? join('.sandbox', 'debug.socket') : DEFAULT_DEBUG_SOCKET);
+  const params = new RuntimeParams();
+  params.register({
+    name: 'log.level',
+    description: 'Global log level',
+    defaultValue: log.level,
+    validate: (v) => {
+      if (!LOG_LEVELS.includes(v)) throw new BadRequestError(`log.level: "${v}" is not one of ${LOG_LEVELS.join(', ')}`);
+    },
+    onChange: (v) => {
+      log.level = v;
+      log.info({ logLevel: v }, 'log level changed');
+    },
+    forceDurationMs: (v) => (v === 'debug' ? 30 * 60_000 : undefined),
+  });
+  const server = new DebugServer(path);
+  registerDebugRoutes(server, operator.runtime, params);
+  await server.start();
+  log.info({ socket: path }, 'debug socket listening');
+  return {
+    stop: async () => {
+      params.stop();
+      await server.stop();
+      rmSync(path, { force: true });
+    },
+  };
+}
+
+function stopOnSignals(operator: Operator, log: Logger, graceMs: number, after: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -198,7 +237,7 @@ function stopOnSignals(operator: Operator, log: Logger, graceMs: number): Promis
         process.exit(code);
       }, graceMs);
       timer.unref();
-      void operator.stop().then(() => {
+      void operator.stop().then(after).then(() => {
         clearTimeout(timer);
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);

@@ -29,6 +29,7 @@ export interface StartOptions {
   listenAddress?: string;
   listenPort: string;
   prometheusMetricsPrefix: string;
+  debugUnixSocket?: string;
   sandbox: boolean;
   sandboxSeed: string[];
   sandboxKubeconfig?: string;
@@ -68,6 +69,7 @@ export function registerStart(program: Command): Command {
     .addOption(new Option('--prometheus-listen-address <addr>', 'the Go name of --listen-address').hideHelp())
     .addOption(new Option('--prometheus-listen-port <port>', 'the Go name of --listen-port').hideHelp())
     .option('--prometheus-metrics-prefix <prefix>', 'prefix of the metric names', fromEnv(['ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX', 'SHELL_OPERATOR_PROMETHEUS_METRICS_PREFIX'], 'addon_operator_'))
+    .option('--debug-unix-socket <path>', 'the debug socket of the debug commands (env DEBUG_UNIX_SOCKET; default /var/run/addon-operator/debug.socket, .sandbox/debug.socket with --sandbox)', fromEnv(['DEBUG_UNIX_SOCKET'], '') || undefined)
     .option('--sandbox', 'start the embedded Kubernetes API server in this process and run against it (not a production cluster)', false)
     .option('--sandbox-seed <file>', 'with --sandbox: load this multi-document YAML at start (repeatable)', collect, [])
     .option('--sandbox-kubeconfig <path>', "with --sandbox: write the sandbox's kubeconfig here")

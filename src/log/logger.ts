@@ -20,7 +20,9 @@ export interface LoggerOptions {
 
 const COLORS: Record<string, string> = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
 
+/** A field's value in a text line: bare when it can be, quoted when it has spaces; lists and maps as compact JSON. */
 function textValue(v: unknown): string {
+  if (v !== null && typeof v === 'object') return JSON.stringify(v);
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   return /^[^\s"=]+$/.test(s) ? s : JSON.stringify(s);
 }

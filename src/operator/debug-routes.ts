@@ -21,9 +21,9 @@ function patchesDump(patches: readonly StoredPatch[]): Ordered {
   return new Ordered(patches.map((p) => ({ Operations: p.ops.map((o) => ('value' in o ? { op: o.op, path: o.path, value: o.value } : { op: o.op, path: o.path })) })));
 }
 
-/** `{binding: {snapshot, operations}}` of one hook, as shell-operator's SnapshotsDump. */
-function snapshotsDump(rt: Runtime, hook: Hook): Record<string, unknown> {
-  return rt.bindingsOf(hook).snapshotsDump();
+/** `{binding: {snapshot, operations}}` of one hook, as shell-operator's SnapshotsDump: null without kubernetes bindings. */
+function snapshotsDump(rt: Runtime, hook: Hook): Record<string, unknown> | null {
+  return hook.config.kubernetes.length ? rt.bindingsOf(hook).snapshotsDump() : null;
 }
 
 /** `module list` beyond Go's `enabledModules`: every module's state and the reason for it. */
