@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tools the tests and the quick start use besides Node: bash and jq (hook scripts in tests and
-# examples use them).
+# examples use them); with --tests also chromium (the status page test).
 # Installs what is missing when it can (root with apt-get), otherwise says what is missing.
 # kubectl is optional: the sandbox's kubectl test prints a notice and skips itself without it.
 set -u
@@ -18,4 +18,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   done
 fi
 command -v kubectl >/dev/null 2>&1 || echo "check-tools: note: kubectl not found; the kubectl scenario test will be skipped"
+# Debian's chromium drives the status page test (with playwright-core from npm); optional: without
+# it that test prints a notice and skips itself.
+if [ ! -x /usr/bin/chromium ] && [ "${1:-}" = "--tests" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "check-tools: installing chromium with apt-get (for the status page test)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || true
+  fi
+  [ -x /usr/bin/chromium ] || echo "check-tools: note: chromium could not be installed; the status page browser test will be skipped"
+fi
 exit 0

@@ -9,6 +9,7 @@ export const STATUS_PAGE_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>addon-operator</title>
+<link rel="icon" href="data:,">
 <style>
   body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fafafa; }
   h1 { font-size: 1.3em; margin: 0 0 .2em; } h2 { font-size: 1.05em; margin: 1.4em 0 .4em; }
@@ -52,14 +53,14 @@ function render(s) {
   const c = s.converge;
   const phase = c.phase === "Done" ? (c.inProgressTasks > 0 ? "converging: " + c.inProgressTasks + " tasks left" : "converged") : c.phase === "InProgress" ? "first converge: " + c.inProgressTasks + " tasks left" : "starting";
   $("summary").textContent = phase + " · converges done: " + c.count + (c.lastDurationMs !== undefined ? " · last took " + took(c.lastDurationMs) : "") + " · " + s.modules.filter((m) => m.enabled).length + " of " + s.modules.length + " modules enabled";
-  fill("modules", s.modules.map((m) => row([
+  fill("modules", s.modules.map((m) => Object.assign(row([
     m.order, m.name,
     [m.enabled ? m.state : "disabled", m.enabled ? (m.state === "Ready" ? "ok" : "busy") : "off"],
     m.reason,
     m.lastRun ? time(m.lastRun.at) : "", m.lastRun ? took(m.lastRun.durationMs) : "",
     m.lastRun ? [m.lastRun.result + (m.lastRun.error ? ": " + m.lastRun.error : ""), m.lastRun.result === "success" ? "ok" : "err"] : "",
     m.lastRun && m.lastRun.release ? m.lastRun.release : "",
-  ])));
+  ]), { id: "module-" + m.name, title: m.lastRun ? "last run at " + new Date(m.lastRun.at).toISOString() : "" })));
   fill("queues", s.queues.map((q) => row([q.name, q.length, q.status, [q.head || "", "mono"]])));
   fill("hooks", s.hookRuns.map((h) => row([time(h.at), h.hook, h.module || "", h.binding, h.queue, took(h.durationMs), [h.result + (h.error ? ": " + h.error : ""), h.result === "success" ? "ok" : "err"]])));
 }
