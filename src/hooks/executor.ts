@@ -10,6 +10,7 @@ import { UserError } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
 import { parsePatchText, type PatchOp } from '../values/patch.js';
 import { RunDir, describeExit, runProcess } from './process.js';
+import type { CpuUsage } from './spawner.js';
 import { parseMetrics, type MetricOperation } from './outputs/metrics.js';
 import { parseKubernetesOperations, type KubeOperation } from './outputs/kubernetes.js';
 import type { HookLineLogger } from '../log/logger.js';
@@ -19,6 +20,8 @@ export interface HookOutputs {
   configValuesPatch: PatchOp[];
   metrics: MetricOperation[];
   kubernetes: KubeOperation[];
+  /** CPU seconds of a hook process (absent for in-process hooks and where the platform does not tell). */
+  usage?: CpuUsage;
 }
 
 export type { HookLineLogger };
@@ -127,6 +130,7 @@ export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
       kubernetes: parseKubernetesOperations(readOutput(env.KUBERNETES_PATCH_PATH), run.name),
       configValuesPatch: parsePatchText(readOutput(env.CONFIG_VALUES_JSON_PATCH_PATH), `$CONFIG_VALUES_JSON_PATCH_PATH of hook ${run.name}`),
       valuesPatch: parsePatchText(readOutput(env.VALUES_JSON_PATCH_PATH), `$VALUES_JSON_PATCH_PATH of hook ${run.name}`),
+      ...(r.usage ? { usage: r.usage } : {}),
     };
   } finally {
     dir.dispose();

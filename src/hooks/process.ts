@@ -6,7 +6,7 @@
 import { mkdtempSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { spawnProcess } from './spawner.js';
+import { spawnProcess, type CpuUsage } from './spawner.js';
 
 export interface RunOptions {
   file: string;
@@ -34,6 +34,8 @@ export interface RunResult {
   stderrTail: string[];
   /** spawn failed (ENOENT, EACCES...) */
   spawnError?: Error;
+  /** CPU seconds of the process tree, where the platform tells them. */
+  usage?: CpuUsage;
 }
 
 const LINE_LIMIT = 64 * 1024;
@@ -84,7 +86,7 @@ export function runProcess(opts: RunOptions): Promise<RunResult> {
       opts.onStderrLine?.(l);
     });
     let killTimer: NodeJS.Timeout | undefined;
-    const finish = (r: Pick<RunResult, 'exitCode' | 'signal' | 'spawnError'>) => {
+    const finish = (r: Pick<RunResult, 'exitCode' | 'signal' | 'spawnError' | 'usage'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -104,7 +106,7 @@ export function runProcess(opts: RunOptions): Promise<RunResult> {
           out.push(c);
         },
         stderr: (c) => err.push(c),
-        exit: ({ code, signal, error }) => finish({ exitCode: code, signal, spawnError: error }),
+        exit: ({ code, signal, error, usage }) => finish({ exitCode: code, signal, spawnError: error, ...(usage ? { usage } : {}) }),
       },
     );
     const timer = setTimeout(() => {

@@ -18,6 +18,18 @@ const send = (m) => { if (process.connected) process.send(m); };
 // a hook runs in a process group of its own, so that a kill reaches the processes it started too
 // (a 'sleep' holding the output pipe would otherwise keep a killed run open)
 const killGroup = (c, sig) => { try { process.kill(-c.pid, sig); } catch { c.kill(sig); } };
+// CPU time of the children this helper has reaped (Linux: /proc/self/stat cutime and cstime, in
+// clock ticks); the growth since the last reaped child is that child's, its own children included
+let reaped = null;
+const childTicks = () => { try { const f = require('node:fs').readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' '); return [Number(f[13]), Number(f[14])]; } catch { return null; } };
+reaped = childTicks();
+const usageOfReaped = () => {
+  const now = childTicks();
+  if (!now || !reaped) return undefined;
+  const u = { user: (now[0] - reaped[0]) / 100, sys: (now[1] - reaped[1]) / 100 };
+  reaped = now;
+  return u;
+};
 process.on('message', (m) => {
   if (m.kill) { const k = kids.get(m.id); if (k) { k.killed = true; killGroup(k.c, m.kill); } return; }
   let c;
@@ -29,18 +41,24 @@ process.on('message', (m) => {
   }
   const k = { c, killed: false };
   kids.set(m.id, k);
-  const done = (exit) => { if (kids.get(m.id) === k) { kids.delete(m.id); send({ id: m.id, exit }); } };
+  const done = (exit) => { if (kids.get(m.id) === k) { kids.delete(m.id); send({ id: m.id, exit: { ...exit, usage: k.usage } }); } };
   c.stdout.setEncoding('utf8');
   c.stderr.setEncoding('utf8');
   c.stdout.on('data', (d) => send({ id: m.id, out: d }));
   c.stderr.on('data', (d) => send({ id: m.id, err: d }));
   c.on('error', (e) => done({ error: e.message, code: e.code }));
   // a killed run ends when its process does, even if something outside its group holds the pipes
-  c.on('exit', (code, signal) => { if (k.killed) done({ code, signal }); });
+  c.on('exit', (code, signal) => { k.usage = usageOfReaped(); if (k.killed) done({ code, signal }); });
   c.on('close', (code, signal) => done({ code, signal }));
 });
 process.on('disconnect', () => { for (const k of kids.values()) killGroup(k.c, 'SIGKILL'); process.exit(0); });
 `;
+
+/** CPU seconds of a finished process tree (two processes ending at the same moment may share theirs). */
+export interface CpuUsage {
+  user: number;
+  sys: number;
+}
 
 export interface SpawnRequest {
   file: string;
@@ -52,8 +70,11 @@ export interface SpawnRequest {
 export interface SpawnHandlers {
   stdout(chunk: string): void;
   stderr(chunk: string): void;
-  /** Called once: the exit code and signal, or the error that kept the process from starting. */
-  exit(result: { code: number | null; signal: NodeJS.Signals | null; error?: Error }): void;
+  /**
+   * Called once: the exit code and signal, or the error that kept the process from starting; with
+   * the CPU seconds of the process and its children where the platform tells them (Linux).
+   */
+  exit(result: { code: number | null; signal: NodeJS.Signals | null; error?: Error; usage?: CpuUsage }): void;
 }
 
 export interface SpawnedProcess {
@@ -63,7 +84,7 @@ export interface SpawnedProcess {
 type HelperMessage =
   | { id: number; out: string }
   | { id: number; err: string }
-  | { id: number; exit: { code?: number | string | null; signal?: NodeJS.Signals | null; error?: string } };
+  | { id: number; exit: { code?: number | string | null; signal?: NodeJS.Signals | null; error?: string; usage?: CpuUsage } };
 
 class Spawner {
   private helper: ChildProcess | undefined;
@@ -113,11 +134,11 @@ class Spawner {
     else {
       this.runs.delete(m.id);
       if (this.runs.size === 0) this.setRef(false);
-      const { code, signal, error } = m.exit;
+      const { code, signal, error, usage } = m.exit;
       if (error !== undefined) {
         const e = Object.assign(new Error(error), typeof code === 'string' ? { code } : {});
         h.exit({ code: null, signal: null, error: e });
-      } else h.exit({ code: typeof code === 'number' ? code : null, signal: signal ?? null });
+      } else h.exit({ code: typeof code === 'number' ? code : null, signal: signal ?? null, ...(usage ? { usage } : {}) });
     }
   }
 

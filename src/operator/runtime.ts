@@ -165,14 +165,15 @@ export class Runtime {
     let outcome: HookRunOutcome;
     const at = Date.now();
     const started = performance.now();
-    const record = (error?: unknown) => {
+    const record = (error?: unknown, usage?: { user: number; sys: number }) => {
       const durationMs = performance.now() - started;
-      this.opts.metrics?.hookRun({ module: hook.module, hook: hook.name, binding: bindingType, queue, activation: this.activation() }, durationMs / 1000);
+      const cpu = usage && { userSeconds: usage.user, sysSeconds: usage.sys };
+      this.opts.metrics?.hookRun({ module: hook.module, hook: hook.name, binding: bindingType, queue, activation: this.activation() }, durationMs / 1000, cpu);
       this.activity.hookRun({ at, durationMs, hook: hook.name, module: hook.module, binding, queue, result: error === undefined ? 'success' : 'error', ...(error === undefined ? {} : { error: errorMessage(error) }) });
     };
     try {
       outcome = await run({ log, proxyJsonLogs: this.opts.proxyHookJsonLogs });
-      record();
+      record(undefined, outcome.outputs.usage);
     } catch (e) {
       record(e);
       if (e instanceof HookRunError && e.kubernetesOnFailure.length && this.opts.kube) {

@@ -18,7 +18,8 @@ export function startArgs(root: string, extra: string[] = []): string[] {
   ];
 }
 
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+/** Polls `cond`; the limit is a hang guard, generous for a loaded machine. */
+export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -56,7 +56,8 @@ test('the same hook in bash+jq and in-process leads to identical values, metrics
       runtime(root),
     );
     const applied = applyValuesOutputs(scope, out, hook.name, 'module');
-    return { out: { ...out, metrics: out.metrics }, values: scope.effective(), config: scope.configValues, saved: applied.savedConfig };
+    const { usage: _usage, ...outputs } = out;
+    return { out: outputs, values: scope.effective(), config: scope.configValues, saved: applied.savedConfig };
   };
   const a = await outcome(shell!);
   const b = await outcome(inproc!);
@@ -77,7 +78,10 @@ test('hook names, identity and ordering data come from discovery and config', as
   assert.deepEqual(hooks.map((h) => [h.name, h.config.version, h.config.onStartup]), [['hooks/010-first.sh', 'v1', 5], ['hooks/sub/second.sh', 'v0', 3]]);
   assert.equal(hooks[0]!.id, `(global):${join(root, 'global-hooks/hooks/010-first.sh')}`);
   const out = await hooks[1]!.run({ contexts: [onStartupContext()], values: { global: {} }, configValues: { global: {} } }, runtime(root));
-  assert.deepEqual(out, { valuesPatch: [], configValuesPatch: [], metrics: [], kubernetes: [] });
+  const { usage, ...outputs } = out;
+  assert.deepEqual(outputs, { valuesPatch: [], configValuesPatch: [], metrics: [], kubernetes: [] });
+  // a hook process reports the CPU seconds it used (Linux)
+  if (process.platform === 'linux') assert.ok(usage && usage.user >= 0 && usage.sys >= 0, JSON.stringify(usage));
 });
 
 test('bad hook configs: every problem of every hook is listed with the hook path', async () => {

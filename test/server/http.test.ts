@@ -154,6 +154,8 @@ test('probes, converge status, metrics and the status JSON of a running operator
     assert.match(samples, /addon_operator_global_hook_run_seconds_count\{hook="hooks\/startup",binding="onStartup",queue="main",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_global_hook_success_total\{hook="hooks\/startup",binding="onStartup",queue="main",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_module_hook_run_seconds_count\{module="echo",hook="hooks\/before",binding="beforeHelm",queue="main",activation="OperatorStartup"\} 1/);
+    assert.match(samples, /addon_operator_global_hook_run_user_cpu_seconds_count\{hook="hooks\/startup",binding="onStartup",queue="main",activation="OperatorStartup"\} 1/);
+    assert.match(samples, /addon_operator_module_hook_run_sys_cpu_seconds_count\{module="echo",hook="hooks\/before",binding="beforeHelm",queue="main",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_module_run_seconds_count\{module="echo",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_module_helm_seconds_count\{module="echo",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_convergence_total\{activation="OperatorStartup"\} 1/);
