@@ -1,0 +1,136 @@
+/**
+ * bench/observability (issue 11): with 200 modules and 600 hooks loaded and converged (`start
+ * --sandbox` as its own process), the time of a `/metrics` scrape and of a `/status.json` read over
+ * HTTP (target: a scrape under 50 ms); and what recording a hook run (metrics and the status page's
+ * record) adds to one in-process hook run (target: under 2 %), measured in this process on the same
+ * hook with and without the recording.
+ * Run: node --import tsx bench/observability.ts [modules] [scrapes]
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { loadHooks } from '../src/hooks/hook.js';
+import { lifecycleContext } from '../src/hooks/binding-context.js';
+import { OperatorMetrics } from '../src/metrics/operator-metrics.js';
+import { Activity } from '../src/operator/activity.js';
+
+const MODULES = Number(process.argv[2] ?? 200);
+const SCRAPES = Number(process.argv[3] ?? 50);
+const MAIN = join(import.meta.dirname, '../src/cli/main.ts');
+
+const hookFile = (binding: string) => `export const config = { configVersion: 'v1', ${binding}: 1 };
+export function run(ctx) {
+  ctx.patchValues([{ op: 'add', path: '/' + Object.keys(ctx.values).find((k) => k !== 'global') + '/seen', value: true }]);
+  ctx.metrics.set('bench_hook_runs', 1, { labels: { binding: '${binding}' } });
+}
+`;
+
+function moduleSet(root: string): void {
+  const flags: string[] = [];
+  for (let i = 0; i < MODULES; i++) {
+    const name = `mod-${i}`;
+    const key = `mod${i}`;
+    const dir = join(root, 'modules', `${String(100 + i)}-${name}`);
+    mkdirSync(join(dir, 'hooks'), { recursive: true });
+    mkdirSync(join(dir, 'templates'), { recursive: true });
+    writeFileSync(join(dir, 'Chart.yaml'), `apiVersion: v2\nname: ${name}\nversion: 0.1.0\n`);
+    writeFileSync(join(dir, 'values.yaml'), `${key}:\n  replicas: 1\n`);
+    writeFileSync(join(dir, 'templates', 'cm.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  replicas: "{{ .Values.${key}.replicas }}"\n`);
+    for (const b of ['onStartup', 'beforeHelm', 'afterHelm']) writeFileSync(join(dir, 'hooks', `${b}.hook.mjs`), hookFile(b));
+    flags.push(`${key}Enabled: true`);
+  }
+  writeFileSync(join(root, 'modules', 'values.yaml'), flags.join('\n') + '\n');
+  mkdirSync(join(root, 'global-hooks'), { recursive: true });
+}
+
+async function timed(url: string, n: number): Promise<{ medianMs: number; bytes: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const body = await (await fetch(url)).text();
+    times.push(performance.now() - t);
+    bytes = body.length;
+  }
+  times.sort((a, b) => a - b);
+  return { medianMs: times[Math.floor(times.length / 2)]!, bytes };
+}
+
+async function scrapes(root: string): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', '--sandbox', '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--namespace', 'addons', '--log-type', 'json', '--log-level', 'warn', '--listen-port', '0', '--debug-unix-socket', join(root, 'debug.socket')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  try {
+    const started = performance.now();
+    let base: string | undefined;
+    while (!base) {
+      await new Promise((r) => setTimeout(r, 100));
+      base = /"address":"(http:[^"]+)"/.exec(out)?.[1];
+      if (child.exitCode !== null) throw new Error(`the operator exited: ${out}`);
+    }
+    while ((await fetch(base + '/readyz')).status !== 200) await new Promise((r) => setTimeout(r, 200));
+    console.log(`${MODULES} modules, ${MODULES * 3} in-process hooks converged in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const metrics = await timed(base + '/metrics', SCRAPES);
+    const status = await timed(base + '/status.json', SCRAPES);
+    const hooks = await timed(base + '/metrics/hooks', SCRAPES);
+    console.log(`/metrics       median ${metrics.medianMs.toFixed(1)} ms (${(metrics.bytes / 1024).toFixed(0)} KiB)   target < 50 ms`);
+    console.log(`/status.json   median ${status.medianMs.toFixed(1)} ms (${(status.bytes / 1024).toFixed(0)} KiB)`);
+    console.log(`/metrics/hooks median ${hooks.medianMs.toFixed(1)} ms (${(hooks.bytes / 1024).toFixed(0)} KiB)`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.on('exit', r));
+  }
+}
+
+/** One in-process hook run, alone and with what the operator records about it. */
+async function recordingCost(root: string): Promise<void> {
+  const dir = join(root, 'single', 'hooks');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'b.hook.mjs'), hookFile('beforeHelm'));
+  const [hook] = await loadHooks(dir, { kind: 'module', module: 'bench', timeoutMs: 10_000 });
+  const metrics = new OperatorMetrics();
+  const activity = new Activity();
+  const req = () => ({ contexts: [lifecycleContext(hook!.config, 'beforeHelm')], values: { global: {}, bench: { replicas: 1 } }, configValues: { global: {}, bench: {} } });
+  const rt = { tmpDir: join(root, 'tmp'), timeoutMs: 10_000 };
+  const N = 20_000;
+  const plain = async () => {
+    for (let i = 0; i < N; i++) await hook!.run(req(), rt);
+  };
+  const recorded = async () => {
+    for (let i = 0; i < N; i++) {
+      const at = Date.now();
+      const t = performance.now();
+      await hook!.run(req(), rt);
+      const ms = performance.now() - t;
+      metrics.hookRun({ module: 'bench', hook: hook!.name, binding: 'beforeHelm', queue: 'main', activation: '' }, ms / 1000);
+      metrics.hookTaskResult({ module: 'bench', hook: hook!.name, binding: 'beforeHelm', queue: 'main', activation: '' }, 'success');
+      activity.hookRun({ at, durationMs: ms, hook: hook!.name, module: 'bench', binding: 'beforeHelm', queue: 'main', result: 'success' });
+    }
+  };
+  await plain();
+  await recorded();
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    let t = performance.now();
+    await plain();
+    const a = performance.now() - t;
+    t = performance.now();
+    await recorded();
+    const b = performance.now() - t;
+    rounds.push(b / a);
+  }
+  rounds.sort((x, y) => x - y);
+  const ratio = rounds[2]!;
+  console.log(`in-process hook run with recording / without: ${ratio.toFixed(3)} (+${((ratio - 1) * 100).toFixed(1)} %, median of 5 alternating rounds of ${N})   target < +2 %`);
+}
+
+const root = mkdtempSync(join(tmpdir(), 'bench-observability-'));
+try {
+  moduleSet(root);
+  await recordingCost(root);
+  await scrapes(root);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
