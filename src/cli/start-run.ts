@@ -20,8 +20,6 @@ import { UserError, errorMessage } from '../util/errors.js';
 import { parseDuration, parseOrder, parsePort } from './env.js';
 import { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { HookMetricsStorage } from '../metrics/hook-metrics.js';
-import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metrics.js';
-import { connectionStats } from '../kube/connections.js';
 import { HttpServer } from '../server/http-server.js';
 import { httpSources, metricSources } from '../operator/serve.js';
 import { registerDebugRoutes } from '../operator/debug-routes.js';
