@@ -3,6 +3,7 @@
  * Text lines read `2026-11-22T05:00:00.000Z INFO message key=value ...`.
  */
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { taskLabels } from './task-labels.js';
 
 /** Receives a hook's output lines; `fields` holds the parsed object of a JSON line when proxying. */
 export type HookLineLogger = (stream: 'stdout' | 'stderr', line: string, fields?: Record<string, unknown>) => void;
@@ -50,6 +51,15 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       base: undefined,
       timestamp: opts.noTime ? false : pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // every line written while a task runs carries the task's labels (a line's own fields and a
+      // child logger's bindings win; pino writes into the object, so it is a fresh one)
+      mixin: (_obj, _level, logger) => {
+        const labels = taskLabels();
+        const bound = (logger as Logger).bindings();
+        const out: Record<string, string> = {};
+        for (const k in labels) if (!(k in bound)) out[k] = labels[k]!;
+        return out;
+      },
     },
     destination,
   );
@@ -67,7 +77,8 @@ export interface HookLogLabels {
  * own fields (and its `msg`), the labels win over fields of the same name.
  */
 export function hookLineLogger(logger: Logger, labels: HookLogLabels): HookLineLogger {
-  const child = logger.child(Object.fromEntries(Object.entries(labels).filter(([, v]) => v !== undefined)));
+  // the task's labels are bound now: the output lines arrive later, from outside the task's context
+  const child = logger.child({ ...taskLabels(), ...Object.fromEntries(Object.entries(labels).filter(([, v]) => v !== undefined)) });
   return (stream, line, fields) => {
     if (fields) {
       const { msg, level: _level, time: _time, ...rest } = fields;

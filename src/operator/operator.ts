@@ -19,13 +19,14 @@ import { RunDir } from '../hooks/process.js';
 import { HookMetricsStorage } from '../metrics/hook-metrics.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { observeTasks } from './observe-tasks.js';
+import { withTaskLabels } from '../log/task-labels.js';
 import { QueueSet, TaskResults, type SleepFn, type TaskQueue, type TaskResult } from '../queue/index.js';
 import { ScheduleManager } from '../schedule/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import type { ConfigMapData, ConfigSource, HelmPort, KubernetesPort } from './ports.js';
 import { Runtime } from './runtime.js';
 import type { HookEventSink } from './hook-bindings.js';
-import { compactContexts, makeTask, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './tasks.js';
+import { compactContexts, makeTask, taskLogLabels, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './tasks.js';
 import { globalHookRun, moduleHookRun } from './handlers/hook-run.js';
 import {
   applyKubeConfigValues,
@@ -192,7 +193,11 @@ export class Operator {
     ];
   }
 
-  private async handle(task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
+  private handle(task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
+    return withTaskLabels(taskLogLabels(task, queue.name), () => this.dispatch(task, queue, signal));
+  }
+
+  private async dispatch(task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
     const rt = this.rt;
     switch (task.metadata.kind) {
       case 'GlobalHookRun':

@@ -166,3 +166,13 @@ export function compactContexts(contexts: readonly BindingContext[]): BindingCon
   }
   return [...ungrouped, ...lastOfGroup.values()];
 }
+
+/** The labels every log line of a running task carries (Go's task log labels). */
+export function taskLogLabels(task: Task<TaskMeta>, queue: string): Record<string, string> {
+  const m = task.metadata;
+  const labels: Record<string, string> = { queue, task: task.type, 'event.type': m.event };
+  if ('module' in m) labels.module = m.module;
+  if ('hook' in m) labels.hook = m.hook.name;
+  if ('bindingType' in m) labels.binding = m.bindingType;
+  return labels;
+}

@@ -97,7 +97,7 @@ M`,
     'modules/001-echo/Chart.yaml': 'apiVersion: v2\nname: echo\nversion: 0.1.0\n',
     'modules/001-echo/values.yaml': 'echo:\n  greeting: hello\n',
     'modules/001-echo/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\ndata:\n  greeting: {{ .Values.echo.greeting | quote }}\n',
-    'modules/001-echo/hooks/before': bashHook({ configVersion: 'v1', beforeHelm: 1 }, 'echo \'{"name":"echo_before","action":"set","value":1}\' > "$METRICS_PATH"'),
+    'modules/001-echo/hooks/before': bashHook({ configVersion: 'v1', beforeHelm: 1 }, 'echo \'{"name":"echo_before","action":"set","value":1}\' > "$METRICS_PATH"; echo before-says-hi'),
     'modules/002-off/Chart.yaml': 'apiVersion: v2\nname: off\nversion: 0.1.0\n',
   });
 }
@@ -163,7 +163,7 @@ test('probes, converge status, metrics and the status JSON of a running operator
     assert.match(samples, /addon_operator_mm_module_info\{module="off",enabled="false",critical="false"\} 1/);
     assert.match(samples, /addon_operator_binding_count\{module="",hook="hooks\/watch-cm"\} 1/);
     assert.match(samples, /addon_operator_kube_snapshot_objects\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} 1/);
-    assert.match(samples, /addon_operator_tasks_queue_length\{queue="main"\} 0/);
+    assert.match(samples, /addon_operator_tasks_queue_length\{queue="main"\} \d+$/m);
 
     // hook metrics, labelled with the hook
     const hooks = (await get(base, '/metrics/hooks')).body;
@@ -193,6 +193,14 @@ test('probes, converge status, metrics and the status JSON of a running operator
     const missing = await get(base, '/nope');
     assert.equal(missing.status, 404);
     assert.match(missing.body, /GET \/readyz\n/);
+
+    // a line written during a task carries the task's labels
+    const said = logRecords(op.output()).find((r) => r.msg === 'before-says-hi');
+    assert.deepEqual(
+      said && [said.module, said.hook, said.binding, said.queue, said.task, said['event.type']],
+      ['echo', 'hooks/before', 'beforeHelm', 'main', 'ModuleRun', 'Reload-All-Modules'],
+      JSON.stringify(said),
+    );
 
     // progress lines in the log
     const msgs = logRecords(op.output()).map((r) => String(r.msg));
