@@ -122,6 +122,18 @@ test('every debug route and command of a running operator', async () => {
     assert.equal(mask(yamlQueue.stdout), 'name: main\ntasksCount: 0\n\n');
     assert.equal(values.stdout, GOLDEN['/module/echo/values.yaml?global=true'] + '\n');
 
+    // queue list --watch redraws in place (clear screen, then the list) until stopped
+    const watch = spawn(process.execPath, ['--import', 'tsx', MAIN, 'queue', 'list', '--watch', '-t', '200ms', '--debug-unix-socket', socket], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let watched = '';
+    watch.stdout.on('data', (c: Buffer) => (watched += c));
+    try {
+      await waitFor(() => watched.split('\x1b[H\x1b[2J').length > 3, 'three screens of queue list --watch');
+    } finally {
+      watch.kill('SIGINT');
+    }
+    const screens = watched.split('\x1b[H\x1b[2J').slice(1);
+    assert.ok(screens.every((sc) => sc.includes("Summary:\n- 'main' queue:")), JSON.stringify(screens[0]));
+
     // a log level change for a while, and back
     const set = await cli(['config', 'set', 'log.level', 'debug', '3s'], socket);
     assert.equal(set.code, 0, set.stderr);
