@@ -112,6 +112,10 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
       join(root, 'tmp'),
       '--log-type',
       'json',
+      '--listen-port',
+      '0',
+      '--debug-unix-socket',
+      join(root, 'debug.socket'),
       ...(o.parallel > 1 ? ['--parallel-module-runs', String(o.parallel)] : []),
     ];
     const sandboxCpu0 = procCpuMs(sandbox.pid!).self;

@@ -122,7 +122,7 @@ test('20 modules with real-style schemas load on the sandbox, converge, and a ba
   writeFileSync(seed, JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'addons' } }) + '\n---\n' + JSON.stringify(configMap(initial)) + '\n');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', MAIN, 'start', '--sandbox', '--sandbox-kubeconfig', kubeconfig, '--sandbox-seed', seed, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--namespace', 'addons', '--log-type', 'json'],
+    ['--import', 'tsx', MAIN, 'start', '--sandbox', '--sandbox-kubeconfig', kubeconfig, '--sandbox-seed', seed, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--namespace', 'addons', '--log-type', 'json', '--listen-port', '0', '--debug-unix-socket', join(root, 'debug.socket')],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -81,7 +81,7 @@ test('SIGTERM ends the operator promptly with every binding kind and duplicate b
   }
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', MAIN, 'start', '--sandbox', '--sandbox-kubeconfig', kubeconfig, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--namespace', 'addons', '--log-type', 'json', '--shutdown-timeout', '30s'],
+    ['--import', 'tsx', MAIN, 'start', '--sandbox', '--sandbox-kubeconfig', kubeconfig, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--namespace', 'addons', '--log-type', 'json', '--shutdown-timeout', '30s', '--listen-port', '0', '--debug-unix-socket', join(root, 'debug.socket')],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -14,6 +14,7 @@ export function startArgs(root: string, extra: string[] = []): string[] {
     '--namespace', 'addons',
     '--log-type', 'json',
     '--listen-port', '0',
+    '--debug-unix-socket', join(root, 'debug.socket'),
     ...extra,
   ];
 }
