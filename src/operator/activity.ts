@@ -29,18 +29,23 @@ export interface ModuleRunRecord {
 const HOOK_RUNS_KEPT = 50;
 
 export class Activity {
+  /** A ring of the last HOOK_RUNS_KEPT runs; `next` is where the next one goes. */
   private readonly hookRuns: HookRunRecord[] = [];
+  private next = 0;
   private readonly moduleRuns = new Map<string, ModuleRunRecord>();
   private readonly releases = new Map<string, string>();
 
   hookRun(r: HookRunRecord): void {
-    this.hookRuns.push(r);
-    if (this.hookRuns.length > HOOK_RUNS_KEPT) this.hookRuns.splice(0, this.hookRuns.length - HOOK_RUNS_KEPT);
+    this.hookRuns[this.next] = r;
+    this.next = (this.next + 1) % HOOK_RUNS_KEPT;
   }
 
   /** The last hook runs, newest first. */
   lastHookRuns(): HookRunRecord[] {
-    return [...this.hookRuns].reverse();
+    const n = this.hookRuns.length;
+    const out: HookRunRecord[] = [];
+    for (let i = 1; i <= n; i++) out.push(this.hookRuns[(this.next - i + n) % n]!);
+    return out;
   }
 
   /** A Helm outcome of a module run in progress (`installed`, `upgraded`, `unchanged`, `deleted`). */
