@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Program, JqCompileFailure, JqHalt, JqRunError, jqDump, jqDumpPretty, type Json } from '../jq/index.js';
+import { splitJsonStream } from '../util/json.js';
 
 export interface JqIo {
   readonly readStdin: () => string;
@@ -63,48 +64,6 @@ function parseArgs(argv: readonly string[]): JqArgs {
   return a;
 }
 
-/** The JSON values of a text (whitespace-separated, as jq reads its input). */
-export function parseJsonTexts(text: string, name: string): Json[] {
-  const out: Json[] = [];
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    while (i < n && /\s/.test(text[i]!)) i++;
-    if (i >= n) break;
-    const start = i;
-    const c = text[i]!;
-    if (c === '{' || c === '[') {
-      let depth = 0;
-      for (; i < n; i++) {
-        const d = text[i]!;
-        if (d === '"') {
-          for (i++; i < n && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-        } else if (d === '{' || d === '[') depth++;
-        else if (d === '}' || d === ']') {
-          depth--;
-          if (depth === 0) {
-            i++;
-            break;
-          }
-        }
-      }
-    } else if (c === '"') {
-      for (i++; i < n && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      i++;
-    } else {
-      while (i < n && !/[\s{["]/.test(text[i]!)) i++;
-    }
-    const chunk = text.slice(start, i);
-    try {
-      out.push(JSON.parse(chunk) as Json);
-    } catch (e) {
-      const line = text.slice(0, start).split('\n').length;
-      throw new UsageError(`${(e as Error).message} at ${name}, line ${line}`);
-    }
-  }
-  return out;
-}
-
 /** Runs the command; returns the exit code. */
 export function runJqCommand(argv: readonly string[], io: JqIo): number {
   let args: JqArgs;
@@ -127,7 +86,7 @@ export function runJqCommand(argv: readonly string[], io: JqIo): number {
   let inputs: Json[];
   try {
     const texts = args.files.length === 0 ? [{ text: io.readStdin(), name: '<stdin>' }] : args.files.map((f) => ({ text: io.readFile(f), name: f }));
-    inputs = args.nullInput && args.files.length === 0 ? [] : texts.flatMap((t) => parseJsonTexts(t.text, t.name));
+    inputs = args.nullInput && args.files.length === 0 ? [] : texts.flatMap((t) => splitJsonStream(t.text, t.name, UsageError, { scalars: true }).map((v) => v.value as Json));
   } catch (e) {
     io.err(`jq: error (at <unknown>): ${(e as Error).message}\n`);
     return 2;

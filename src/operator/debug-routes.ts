@@ -3,12 +3,12 @@
  * parameters, global and module values, config, patches, snapshots, rendered manifests.
  */
 import { dumpQueue, dumpQueueList, dumpQueueListText, dumpQueueText } from '../queue/index.js';
-import { describeReason } from '../modules/enabled.js';
 import { BadRequestError, NotFoundError, Ordered, type DebugServer } from '../server/debug-server.js';
 import type { Hook } from '../hooks/hook.js';
 import type { StoredPatch } from '../values/scope.js';
 import type { Runtime } from './runtime.js';
 import type { RuntimeParams } from './runtime-params.js';
+import { moduleStates } from './status.js';
 import { parseGoDuration } from '../util/duration.js';
 
 const FORMATS = ['json', 'yaml', 'text'] as const;
@@ -24,16 +24,6 @@ function patchesDump(patches: readonly StoredPatch[]): Ordered {
 /** `{binding: {snapshot, operations}}` of one hook, as shell-operator's SnapshotsDump: null without kubernetes bindings. */
 function snapshotsDump(rt: Runtime, hook: Hook): Record<string, unknown> | null {
   return hook.config.kubernetes.length ? rt.bindingsOf(hook).snapshotsDump() : null;
-}
-
-/** `module list` beyond Go's `enabledModules`: every module's state and the reason for it. */
-function moduleStates(rt: Runtime) {
-  return rt.manager.set.modules.map((m) => {
-    const name = m.def.name;
-    const enabled = rt.isEnabled(name);
-    const d = rt.manager.decision(name);
-    return { name, enabled, state: enabled ? (rt.peekModuleState(name)?.phase ?? 'Startup') : 'Disabled', reason: d ? describeReason(d.reason) : 'not discovered yet' };
-  });
 }
 
 function moduleListText(rt: Runtime): string {
@@ -87,7 +77,7 @@ export function registerDebugRoutes(server: DebugServer, rt: Runtime, params: Ru
     .get('/global/snapshots.{format}', () => Object.fromEntries(rt.manager.globalHooks.filter((h) => h.config.kubernetes.length).map((h) => [h.name, snapshotsDump(rt, h)])), STRUCTURED)
     .get('/module/list.{format}', (r) => {
       if (r.format === 'text') return moduleListText(rt);
-      return { enabledModules: [...rt.manager.enabledModules].sort(), modules: moduleStates(rt) };
+      return { enabledModules: [...rt.manager.enabledModules].sort(), modules: moduleStates(rt).map(({ name, enabled, state, reason }) => ({ name, enabled, state, reason })) };
     }, FORMATS)
     .get('/module/resource-monitor.{format}', () => Object.fromEntries(rt.manager.enabledModules.map((n) => [n, 'No monitor'])), STRUCTURED)
     .get('/module/{name}/{type:(config|values)}.{format}', (r) => {

@@ -15,6 +15,22 @@ export interface StatusJson {
   hookRuns: HookRunRecord[];
 }
 
+/** Every module in order: enabled or not, its run phase (or `Disabled`), and who decided. */
+export function moduleStates(rt: Runtime): { order: number; name: string; enabled: boolean; state: string; reason: string }[] {
+  return rt.manager.set.modules.map((m) => {
+    const name = m.def.name;
+    const enabled = rt.isEnabled(name);
+    const decision = rt.manager.decision(name);
+    return {
+      order: m.def.order,
+      name,
+      enabled,
+      state: enabled ? (rt.peekModuleState(name)?.phase ?? 'Startup') : 'Disabled',
+      reason: decision ? describeReason(decision.reason) : 'not discovered yet',
+    };
+  });
+}
+
 export function statusJson(rt: Runtime): StatusJson {
   const c = rt.converge;
   return {
@@ -27,19 +43,9 @@ export function statusJson(rt: Runtime): StatusJson {
       ...(c.startedAt === undefined ? {} : { runningSince: c.startedAt }),
       convergePhase: rt.convergePhase,
     },
-    modules: rt.manager.set.modules.map((m) => {
-      const name = m.def.name;
-      const enabled = rt.isEnabled(name);
-      const decision = rt.manager.decision(name);
-      const lastRun = rt.activity.lastModuleRun(name);
-      return {
-        order: m.def.order,
-        name,
-        enabled,
-        state: enabled ? (rt.peekModuleState(name)?.phase ?? 'Startup') : 'Disabled',
-        reason: decision ? describeReason(decision.reason) : 'not discovered yet',
-        ...(lastRun ? { lastRun } : {}),
-      };
+    modules: moduleStates(rt).map((m) => {
+      const lastRun = rt.activity.lastModuleRun(m.name);
+      return { ...m, ...(lastRun ? { lastRun } : {}) };
     }),
     queues: rt.queues.queues().map((q) => {
       const head = q.tasks()[0];

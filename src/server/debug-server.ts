@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import YAML from 'yaml';
+import { closeNow } from './close.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { goJsonStringify } from '../util/json.js';
 
@@ -141,9 +142,7 @@ export class DebugServer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeNow(server);
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeNow } from './close.js';
 import { UserError } from '../util/errors.js';
 import { STATUS_PAGE_HTML } from './status-page.js';
 
@@ -84,9 +85,7 @@ export class HttpServer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeNow(server);
   }
 
   private async serve(table: Map<string, Route>, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -241,11 +241,13 @@ export function positionOf(text: string, offset: number): string {
 /**
  * Splits a stream of concatenated JSON objects and arrays (the format of hook output files) and
  * parses each; errors name `source` and the line and column. `ErrorClass` lets callers keep their type.
+ * With `scalars`, strings, numbers, booleans and null may stand in the stream too (jq's input).
  */
 export function splitJsonStream(
   text: string,
   source: string,
   ErrorClass: new (message: string) => Error = UserError,
+  opts: { scalars?: boolean } = {},
 ): { value: unknown; offset: number }[] {
   const out: { value: unknown; offset: number }[] = [];
   let i = 0;
@@ -278,8 +280,13 @@ export function splitJsonStream(
         const at = start + (err?.offset ?? text.length - start);
         throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, at)}: ${err?.message ?? 'unexpected end of input'}`);
       }
-    } else {
+    } else if (!opts.scalars) {
       throw new ErrorClass(`${source}: invalid JSON at ${positionOf(text, start)}: expected an array or an object, found ${JSON.stringify(text.slice(start, start + 12))}`);
+    } else if (first === '"') {
+      for (i++; i < n && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      i++;
+    } else {
+      while (i < n && !/[\s{["]/.test(text[i]!)) i++;
     }
     const chunk = text.slice(start, i);
     try {
