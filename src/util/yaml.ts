@@ -1,5 +1,6 @@
 /**
- * YAML the way Go's yaml libraries read it (YAML 1.1: `on`/`yes`/`0777` ...), producing plain JSON
+ * YAML the way Go's yaml libraries read it (YAML 1.1: `on`/`yes`/`0777` ..., numbers as yaml.v2's
+ * resolve.go reads them: `0o777`, `0x1F`, `0b101`, `1e3`), producing plain JSON
  * data. Timestamps stay strings (Go's map[string]interface{} decoding keeps them as strings when
  * values are re-encoded through JSON, as Helm and addon-operator do).
  */
@@ -7,13 +8,128 @@ import { parseAllDocuments, parseDocument, isMap, isSeq, isScalar, type Document
 import { UserError } from './errors.js';
 import { toJsonData } from './json.js';
 
+const GO_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+/** What strconv.ParseFloat reads after a leading dot: decimal digits, `_` only between two digits. */
+const DOT_FLOAT = /^\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?$/;
+const INT64_MAX = (1n << 63n) - 1n;
+const UINT64_MAX = (1n << 64n) - 1n;
+const RADIX_DIGITS: Record<number, RegExp> = { 2: /^[01]+$/, 8: /^[0-7]+$/, 10: /^[0-9]+$/, 16: /^[0-9a-fA-F]+$/ };
+const RADIX_PREFIX: Record<number, string> = { 2: '0b', 8: '0o', 10: '', 16: '0x' };
+
+/** strconv.ParseUint(digits, base, 64): digits without sign or prefix; undefined on a syntax or range error. */
+function parseUint(digits: string, base: number): bigint | undefined {
+  if (!RADIX_DIGITS[base]!.test(digits)) return undefined;
+  const n = BigInt(RADIX_PREFIX[base]! + digits);
+  return n <= UINT64_MAX ? n : undefined;
+}
+
+/** strconv.ParseUint(s, 0, 64): `0b`/`0o`/`0x` prefixes (any case, with at least one digit), a leading `0` for octal. */
+function parseUintBase0(s: string): bigint | undefined {
+  if (s[0] !== '0' || s.length === 1) return s === '0' ? 0n : parseUint(s, 10);
+  const p = s.length >= 3 ? s[1]!.toLowerCase() : '';
+  if (p === 'b') return parseUint(s.slice(2), 2);
+  if (p === 'o') return parseUint(s.slice(2), 8);
+  if (p === 'x') return parseUint(s.slice(2), 16);
+  return parseUint(s.slice(1), 8);
+}
+
+/** strconv.ParseInt(s, base, 64): an optional sign, then ParseUint; undefined on a syntax or range error. */
+function parseInt64(s: string, base: number | 0): bigint | undefined {
+  const neg = s[0] === '-';
+  const body = neg || s[0] === '+' ? s.slice(1) : s;
+  const u = base === 0 ? parseUintBase0(body) : parseUint(body, base);
+  if (u === undefined) return undefined;
+  if (neg) return u <= INT64_MAX + 1n ? -u : undefined;
+  return u <= INT64_MAX ? u : undefined;
+}
+
+const RESOLVE_MAP: Record<string, number> = { '.nan': NaN, '.NaN': NaN, '.NAN': NaN };
+for (const s of ['.inf', '.Inf', '.INF']) {
+  RESOLVE_MAP[s] = Infinity;
+  RESOLVE_MAP[`+${s}`] = Infinity;
+  RESOLVE_MAP[`-${s}`] = -Infinity;
+}
+
+type GoResolved = ['int' | 'float' | 'str', string | number];
+
+/**
+ * A plain scalar starting with a digit, a sign or a dot, resolved as yaml.v2's `resolve` (resolve.go)
+ * does: `.inf`/`.nan` spellings; after a dot a decimal float; otherwise, with every `_` removed,
+ * strconv.ParseInt(s, 0, 64) (`0b`, `0o`, `0x` in any case, a leading `0` for octal, a sign), then
+ * ParseUint, then a decimal float (out of range: the text stays a string), then the `0b` forms.
+ * Anything else stays a string: `12:30`, `2024-01-01`, `1.2.3`, `0x`, `1e400`. Numbers are the JSON
+ * doubles sigs.k8s.io/yaml turns them into.
+ */
+function goResolve(text: string): GoResolved {
+  const special = RESOLVE_MAP[text];
+  if (special !== undefined) return ['float', special];
+  if (text[0] === '.') return DOT_FLOAT.test(text) ? ['float', Number(text.replace(/_/g, ''))] : ['str', text];
+  const plain = text.includes('_') ? text.replace(/_/g, '') : text;
+  const int = parseInt64(plain, 0) ?? (plain[0] === '+' || plain[0] === '-' ? undefined : parseUintBase0(plain));
+  if (int !== undefined) return ['int', Number(int)];
+  if (GO_FLOAT.test(plain)) {
+    const f = Number(plain);
+    // strconv.ParseFloat's ErrRange: the scalar stays a string
+    if (Number.isFinite(f)) return ['float', f];
+  }
+  if (plain.startsWith('0b')) {
+    const n = parseInt64(plain.slice(2), 2) ?? parseUint(plain.slice(2), 2);
+    if (n !== undefined) return ['int', Number(n)];
+  } else if (plain.startsWith('-0b')) {
+    const n = parseInt64(`-${plain.slice(3)}`, 2);
+    if (n !== undefined) return ['int', Number(n)];
+  }
+  return ['str', text];
+}
+
+/** The value yaml.v2 gives a plain scalar that starts with a digit, a sign or a dot. */
+export function resolveGoNumber(text: string): string | number {
+  return goResolve(text)[1];
+}
+
+type OnError = (message: string) => void;
+/** An explicit `!!int`/`!!float`: yaml.v2 accepts what resolves to that kind (an int as a float too). */
+function explicitNumberTag(kind: 'int' | 'float') {
+  return {
+    tag: `tag:yaml.org,2002:${kind}`,
+    identify: () => false,
+    resolve: (text: string, onError: OnError) => {
+      const [got, value] = goResolve(text);
+      if (got === kind || (kind === 'float' && got === 'int')) return value;
+      onError(`cannot decode !!${got} \`${text}\` as a !!${kind}`);
+      return text;
+    },
+  };
+}
+
+/** The yaml library's tag for plain scalars that yaml.v2 may read as numbers. */
+const goNumberTag = {
+  identify: (v: unknown) => typeof v === 'number',
+  default: true,
+  tag: 'tag:yaml.org,2002:int',
+  test: /^[-+.0-9]/,
+  resolve: resolveGoNumber,
+};
+
 type TagFilter = (tags: any[]) => any[];
-const dropTimestamps: TagFilter = (tags) =>
-  tags.filter((t) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME');
+/**
+ * The YAML 1.1 tags with yaml.v2's number rules in place of the library's int and float tags, and
+ * no timestamps or base-60 numbers (Go keeps them as strings).
+ */
+const goTags: TagFilter = (tags) => {
+  const out: any[] = [];
+  for (const t of tags) {
+    if (t.tag === 'tag:yaml.org,2002:timestamp' || t.format === 'TIME') continue;
+    if (t.tag === 'tag:yaml.org,2002:int' || t.tag === 'tag:yaml.org,2002:float') {
+      if (!out.includes(goNumberTag)) out.push(explicitNumberTag('int'), explicitNumberTag('float'), goNumberTag);
+    } else out.push(t);
+  }
+  return out;
+};
 
 const PARSE_OPTIONS = {
   version: '1.1' as const,
-  customTags: dropTimestamps,
+  customTags: goTags,
   uniqueKeys: true,
   prettyErrors: true,
   merge: true,

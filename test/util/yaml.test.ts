@@ -9,7 +9,7 @@ test('YAML 1.1 scalars are read as Go reads them', () => {
     c: true,
     d: false,
     e: 511,
-    f: '0o777',
+    f: 511,
     g: '12:30',
     h: 1000,
     i: '2024-01-01',
@@ -18,6 +18,57 @@ test('YAML 1.1 scalars are read as Go reads them', () => {
   assert.deepEqual(parseYaml('base: &b {x: 1}\nderived:\n  <<: *b\n  z: 2\n', 'f'), { base: { x: 1 }, derived: { x: 1, z: 2 } });
   // Go's yaml.v2 quirk: the plain key `y` is the boolean true
   assert.deepEqual(parseYaml('y: 1\n"n": 2\n', 'f'), { true: 1, n: 2 });
+});
+
+/**
+ * Plain scalars as yaml.v2's resolve.go reads them, through sigs.k8s.io/yaml (to JSON): the expected
+ * values were printed by Go 1.19 with sigs.k8s.io/yaml 1.3.0 over yaml.v2 2.4.0 (Debian bookworm),
+ * reading `v: <scalar>`: 0o/0x/0b prefixes in any case with a sign, a leading 0 for octal (08 is the
+ * float 8), underscores anywhere after the first character, int64/uint64 range then float, floats out
+ * of range and base-60 numbers kept as strings.
+ */
+const GO_SCALARS: [string, unknown][] = [
+  ["0", 0], ["-0", 0], ["+0", 0], ["00", 0], ["07", 7], ["0777", 511], ["08", 8], ["0999", 999],
+  ["0o777", 511], ["0O17", 15], ["0o", "0o"], ["0o8", "0o8"], ["-0o10", -8], ["+0o10", 8], ["0x1F", 31],
+  ["0X1f", 31], ["0x", "0x"], ["0xg", "0xg"], ["0x_ff", 255], ["-0x10", -16], ["+0x10", 16], ["0b101", 5],
+  ["0B11", 3], ["0b", "0b"], ["0b2", "0b2"], ["-0b101", -5], ["+0b101", 5], ["0b-1", -1], ["0b+1", 1],
+  ["-0b-1", "-0b-1"], ["1_000", 1000], ["1__0", 10], ["_1", "_1"], ["1_", 1], ["0_7", 7], ["12", 12],
+  ["+12", 12], ["-12", -12], ["+", "+"], ["1e3", 1000], ["1E3", 1000], ["1e+3", 1000], ["1.5e-3", 0.0015],
+  ["1e400", "1e400"], ["-1e400", "-1e400"], ["1e-400", 0], ["1e3_0", 1e+30], ["0e1", 0], [".5", 0.5],
+  ["-.5", -0.5], ["+.5", 0.5], [".5e3", 500], [".5_0", 0.5], [".", "."], ["5.", 5], ["1.", 1], ["1.5", 1.5],
+  ["0.1_5", 0.15], ["1_000.5", 1000.5], ["0777.5", 777.5], ["1.2.3", "1.2.3"], ["0.0.1", "0.0.1"],
+  ["12:30", "12:30"], ["1:2:3", "1:2:3"], ["190:20:30", "190:20:30"], ["2024-01-01", "2024-01-01"],
+  ["2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"], ["1234-5", "1234-5"],
+  ["9223372036854775807", 9223372036854776000], ["9223372036854775808", 9223372036854776000],
+  ["-9223372036854775808", -9223372036854776000], ["-9223372036854775809", -9223372036854776000],
+  ["18446744073709551615", 18446744073709552000], ["18446744073709551616", 18446744073709552000],
+  ["99999999999999999999", 100000000000000000000], ["0xFFFFFFFFFFFFFFFF", 18446744073709552000],
+  ["0x1FFFFFFFFFFFFFFFF", "0x1FFFFFFFFFFFFFFFF"], ["-0xFFFFFFFFFFFFFFFF", "-0xFFFFFFFFFFFFFFFF"],
+  [".iNf", ".iNf"], ["-.nan", "-.nan"], ["inf", "inf"], ["-inf", "-inf"], ["NaN", "NaN"], ["y", true],
+  ["Y", true], ["yes", true], ["yES", "yES"], ["on", true], ["Off", false], ["n", false], ["~", null],
+  ["null", null], ["Null", null], ["nULL", "nULL"], ["0x1p3", "0x1p3"], ["1e", "1e"], ["e3", "e3"],
+  ["0.", 0], ["-0.0", -0], ["1 2", "1 2"], [".5__0", ".5__0"], ["._5", "._5"], [".5e1_0", 5000000000], [".5_", ".5_"],
+  [".5e_1", ".5e_1"], [".5_e1", ".5_e1"],
+];
+
+test('numbers, booleans and nulls are resolved as yaml.v2 resolves plain scalars', () => {
+  const wrong: string[] = [];
+  for (const [text, want] of GO_SCALARS) {
+    const got = (parseYaml(`v: ${text}\n`, 'f') as { v: unknown }).v;
+    if (!Object.is(got, want)) wrong.push(`${text}: got ${JSON.stringify(got)}, Go reads ${JSON.stringify(want)}`);
+  }
+  assert.deepEqual(wrong, []);
+  // quoted scalars and keys: quotes keep strings; a number-looking key is its number's text
+  assert.deepEqual(parseYaml('a: "0o777"\nb: \'0x1F\'\n0o10: c\n0x10: d\n', 'f'), { a: '0o777', b: '0x1F', 8: 'c', 16: 'd' });
+  // explicit tags as yaml.v2 takes them: an int is a float too, a float is no int
+  assert.deepEqual(parseYaml('a: !!str 0o777\nb: !!float 1\nc: !!int 0x10\nd: !!float 1.5e3\n', 'f'), { a: '0o777', b: 1, c: 16, d: 1500 });
+  assert.throws(() => parseYaml('a: !!int 1.5\n', 't.yaml'), /invalid YAML in t\.yaml:1:4: cannot decode !!float `1\.5` as a !!int/);
+  assert.throws(() => parseYaml('a: !!float abc\n', 't.yaml'), /cannot decode !!str `abc` as a !!float/);
+  // the same rules in every document of a stream
+  assert.deepEqual(parseYamlDocuments('a: 0o17\n---\nb: 0B11\n', 'f'), [{ a: 15 }, { b: 3 }]);
+  for (const inf of ['.inf', '.Inf', '-.inf', '+.INF', '.nan']) {
+    assert.throws(() => parseYaml(`v: ${inf}\n`, 'x.yaml'), /x\.yaml: value at \/v is (-?Infinity|NaN), which JSON cannot hold/);
+  }
 });
 
 test('YAML errors and values JSON cannot hold name the source and position', () => {
