@@ -5,6 +5,8 @@ import { registerRender } from './render.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStart } from './start.js';
 import { registerDebugCommands } from './debug.js';
+import { registerHelm } from './helm-template.js';
+import { UserError } from '../util/errors.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -21,11 +23,34 @@ export function buildProgram(): Command {
       console.log(`addon-operator ${pkg.version}`);
     });
 
-  registerStart(program);
+  const start = registerStart(program);
   registerRender(program);
+  registerHelm(program);
   registerSandboxCommand(program);
   registerJq(program);
   registerDebugCommands(program);
 
+  // a stray argument (or an unknown command, which reaches the default command `start` as one) is
+  // an error that names it and lists the commands
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const c of all(program)) c.allowExcessArguments(true);
+  program.hook('preAction', (_root, action) => {
+    const declared = action.registeredArguments;
+    if (declared.at(-1)?.variadic) return;
+    const stray = action.args.slice(declared.length);
+    if (stray.length === 0) return;
+    const commands = program.commands.map((c) => c.name()).join(', ');
+    const explicit = action !== start || process.argv.slice(2).includes('start');
+    throw new UserError(
+      explicit
+        ? `unexpected argument ${JSON.stringify(stray[0])} for "${commandPath(action)}" (commands: ${commands})`
+        : `unknown command ${JSON.stringify(stray[0])} (commands: ${commands})`,
+    );
+  });
+
   return program;
+}
+
+function commandPath(c: Command): string {
+  return c.parent ? `${commandPath(c.parent)} ${c.name()}` : c.name();
 }

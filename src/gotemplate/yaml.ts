@@ -719,6 +719,9 @@ function goYamlMessage(err: YAML.YAMLError, text: string): string {
     return parser(`did not find expected ',' or '${close}'`, eofLine);
   }
   if (code === 'BLOCK_AS_IMPLICIT_KEY' || code === 'MULTILINE_IMPLICIT_KEY') return scanner('mapping values are not allowed in this context');
+  // a plain line inside a block mapping: yaml.v2 notices the stale simple key on the next line (the
+  // end of input counts as one)
+  if (/Implicit map keys need to be followed by map values/.test(m)) return scanner("could not find expected ':'", line + 1);
   if (code === 'BAD_INDENT' || /must start at the same column/.test(m) || code === 'UNEXPECTED_TOKEN') {
     // a '-' was expected after a sequence item, a key otherwise
     const lines = text.split('\n');

@@ -14,7 +14,7 @@ import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js'
 import { parseYamlDocuments } from '../util/yaml.js';
 import { readChartArchive } from './archive.js';
 import { IgnoreRules } from './helmignore.js';
-import { parseChartMetadata, type ChartDependency, type ChartMetadata } from './metadata.js';
+import { ChartError, parseChartMetadata, type ChartDependency, type ChartMetadata } from './metadata.js';
 import { mergeMaps } from './values.js';
 
 export interface ChartFile {
@@ -145,7 +145,9 @@ function loadFiles(files: BufferedFile[], source: string): Chart {
         sub = loadFiles(inner, subSource);
       }
     } catch (e) {
-      throw new UserError(`error unpacking ${name} in ${metadata.name}: ${(e as Error).message}`, { cause: e });
+      const prefix = `error unpacking ${name} in ${metadata.name}: `;
+      if (e instanceof ChartError) throw new ChartError(prefix + e.message, prefix + e.helmText);
+      throw new UserError(prefix + (e as Error).message, { cause: e });
     }
     sub.parent = chart;
     chart.dependencies.push(sub);
@@ -162,7 +164,11 @@ export function loadChart(dir: string, options: LoadChartOptions = {}): Chart {
   } catch {
     throw new UserError(`chart directory ${dir} does not exist`);
   }
-  if (!isDir) throw new UserError(`${dir} is not a chart directory`);
+  if (!isDir) {
+    // a packed chart (helm template CHART.tgz): its members without their top directory
+    const members = readChartArchive(readFileSync(root), dir).map((m) => ({ ...m, path: `${dir}:${m.name}` }));
+    return loadFiles(members, root);
+  }
   return loadFiles(readDir(root, options), root);
 }
 

@@ -6,7 +6,7 @@ export { loadChart, checkInstallable, missingDependencies, chartFullPath, crdObj
 export { parseChartMetadata, type ChartMetadata, type ChartDependency } from './metadata.js';
 export { coalesceValues, mergeValues, coalesceTables, mergeMaps, processDependencies } from './values.js';
 export { Capabilities, KubeVersion, VersionSet, defaultCapabilities, discoverCapabilities, parseKubeVersion } from './capabilities.js';
-export { renderChart, renderTemplateFiles, type RenderOptions, type RenderResult, type RenderedFiles } from './render.js';
+export { renderChart, renderTemplateFiles, RenderPhaseError, type RenderOptions, type RenderResult, type RenderedFiles } from './render.js';
 export { INSTALL_ORDER, UNINSTALL_ORDER, splitManifests, sortManifests, type Manifest, type Hook } from './manifests.js';
 export { decodeRelease, encodeRelease, releaseJson, type Release, type ReleaseStatus } from './release.js';
 export { ReleaseStore, releaseSecretName } from './release-store.js';

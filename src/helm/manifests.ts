@@ -3,6 +3,7 @@
  * tell hooks (`helm.sh/hook`) from plain manifests, and sort both by kind in InstallOrder, keeping
  * file order (sorted paths, then document order) within a kind.
  */
+import { YAMLError, parseYAMLAsJSON } from '../gotemplate/yaml.js';
 import { posix } from 'node:path';
 import { isPlainObject, type JsonValue } from '../util/json.js';
 import { parseYaml } from '../util/yaml.js';
@@ -185,7 +186,14 @@ function parseManifestYaml(doc: string, file: string): JsonValue {
   try {
     data = parseYaml(doc, file) as JsonValue;
   } catch (e) {
-    throw new Error(`YAML parse error on ${file}: ${(e as Error).message.replace(/^invalid YAML in /, '')}`, { cause: e });
+    // Helm's text is sigs.k8s.io/yaml's (yaml.v2 through JSON)
+    let message = (e as Error).message.replace(/^invalid YAML in /, '');
+    try {
+      parseYAMLAsJSON(doc);
+    } catch (goErr) {
+      if (goErr instanceof YAMLError) message = goErr.message;
+    }
+    throw new Error(`YAML parse error on ${file}: ${message}`, { cause: e });
   }
   return data;
 }

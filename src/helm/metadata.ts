@@ -6,6 +6,16 @@
 import { UserError } from '../util/errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { lineOfPath, parseYaml } from '../util/yaml.js';
+
+/** A chart that Helm refuses to load; `helmText` is Helm's own message (without our file and line). */
+export class ChartError extends UserError {
+  constructor(
+    message: string,
+    readonly helmText: string,
+  ) {
+    super(message);
+  }
+}
 import { SemverVersion } from '../gotemplate/index.js';
 
 export interface Maintainer {
@@ -178,7 +188,7 @@ export function parseChartMetadata(text: string, file: string): ChartMetadata {
   // Helm 2 charts had no apiVersion; Helm 3 reads them as v1
   md.apiVersion ||= 'v1';
   const invalid = (message: string, path: (string | number)[] = []): never => {
-    throw new UserError(`${path.length ? at(path) : file}: validation: ${message}`);
+    throw new ChartError(`${path.length ? at(path) : file}: validation: ${message}`, `validation: ${message}`);
   };
   if (!md.name) invalid('chart.metadata.name is required');
   if (md.name.includes('/') || md.name === '.' || md.name === '..') invalid(`chart.metadata.name ${JSON.stringify(md.name)} is invalid`, ['name']);

@@ -56,6 +56,21 @@ export interface RenderResult {
   output: string;
 }
 
+/**
+ * An error of the rendering step itself (Helm's renderResources: the chart's kubeVersion, a template,
+ * a rendered document that is no YAML), after which `helm template` adds "Use --debug flag to render
+ * out invalid YAML"; `partial` is what it prints with --debug (the non-blank rendered files).
+ */
+export class RenderPhaseError extends UserError {
+  constructor(
+    message: string,
+    readonly partial = '',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 interface Renderable {
   text: string;
   data: Record<string, unknown>;
@@ -98,7 +113,7 @@ function renderTemplates(templates: Map<string, Renderable>, options: RenderOpti
       out[name] = set.render(name, { ...r.data, Template: { Name: name, BasePath: r.basePath } }, options.lookup ? { lookup: options.lookup } : {});
     }
   } catch (e) {
-    throw new UserError(helmErrorMessage(e), { cause: e });
+    throw new RenderPhaseError(helmErrorMessage(e), '', { cause: e });
   }
   return out;
 }
@@ -119,7 +134,7 @@ export function renderTemplateFiles(loaded: Chart, givenValues: JsonObject, opti
   const chart = processDependencies(loaded, givenValues, warn);
   const kubeVersion = chart.metadata.kubeVersion;
   if (kubeVersion && !compatible(kubeVersion, caps.KubeVersion.Version)) {
-    throw new UserError(`chart requires kubeVersion: ${kubeVersion} which is incompatible with Kubernetes ${caps.KubeVersion.Version}`);
+    throw new RenderPhaseError(`chart requires kubeVersion: ${kubeVersion} which is incompatible with Kubernetes ${caps.KubeVersion.Version}`);
   }
   let values: JsonObject;
   try {
@@ -162,7 +177,12 @@ export function renderChart(loaded: Chart, givenValues: JsonObject, options: Ren
   try {
     sorted = sortManifests(files, INSTALL_ORDER, warn);
   } catch (e) {
-    throw new UserError((e as Error).message, { cause: e });
+    // Helm returns every non-blank rendered file with the error, for --debug
+    const partial = Object.entries(files)
+      .filter(([, content]) => goTrimSpace(content) !== '')
+      .map(([name, content]) => sourceBlock(name, content))
+      .join('');
+    throw new RenderPhaseError((e as Error).message, partial, { cause: e });
   }
   const crds = crdObjects(chart);
   let manifest = options.includeCrds ? crds.map((c) => sourceBlock(c.filename, c.data.toString('utf8'))).join('') : '';

@@ -5,7 +5,7 @@
  * A port of Helm 3's coalesce.go and dependencies.go, aliasing quirks included; operates in place
  * on copies it makes itself.
  */
-import { cloneJson, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
 import { sprintf } from '../gotemplate/index.js';
 import { semverCompare } from '../gotemplate/funcs/semver.js';
 import type { Chart } from './chart.js';
@@ -13,7 +13,21 @@ import type { Chart } from './chart.js';
 export type Warn = (message: string) => void;
 
 const GLOBAL = 'global';
-const isTable = (v: unknown): v is JsonObject => isPlainObject(v as JsonValue);
+/** A map of values; a Go value kept as an object (an int64 from --set) is no table. */
+const isTable = (v: unknown): v is JsonObject => {
+  if (!isPlainObject(v as JsonValue)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+};
+
+/** A deep copy of values: tables and lists copied, anything else (scalars, Go values) shared. */
+function cloneValues<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(cloneValues) as T;
+  if (!isTable(v)) return v;
+  const out: JsonObject = {};
+  for (const k in v) out[k] = cloneValues(v[k]!);
+  return out as T;
+}
 const concatPrefix = (a: string, b: string): string => (a ? `${a}.${b}` : b);
 
 /** chartutil.MergeMaps: b over a, maps merged recursively; returns a new top-level map. */
@@ -102,7 +116,7 @@ class Coalescer {
   /** Fills v with the chart's defaults that v does not set. */
   private values(chart: Chart, v: JsonObject, prefix: string): void {
     const subPrefix = concatPrefix(prefix, chart.metadata.name);
-    const defaults = cloneJson(chart.values);
+    const defaults = cloneValues(chart.values);
     const childNames = new Set(chart.dependencies.map((d) => d.metadata.name));
     for (const [key, val] of Object.entries(defaults)) {
       if (!(key in v)) {
@@ -143,12 +157,12 @@ class Coalescer {
 
 /** chartutil.CoalesceValues: the values a chart renders with. `values` is not modified. */
 export function coalesceValues(chart: Chart, values: JsonObject, warn: Warn = () => {}): JsonObject {
-  return new Coalescer(warn, false).coalesce(chart, cloneJson(values), '');
+  return new Coalescer(warn, false).coalesce(chart, cloneValues(values), '');
 }
 
 /** chartutil.MergeValues: like coalesceValues, but nulls are kept. */
 export function mergeValues(chart: Chart, values: JsonObject, warn: Warn = () => {}): JsonObject {
-  return new Coalescer(warn, true).coalesce(chart, cloneJson(values), '');
+  return new Coalescer(warn, true).coalesce(chart, cloneValues(values), '');
 }
 
 /** chartutil.CoalesceTables: src under dst (dst wins, a null in dst deletes); modifies dst. */
