@@ -6,7 +6,8 @@ import { UserError } from '../util/errors.js';
 import { readConfigFile, type ConfigData } from '../config/configmap.js';
 import { isValidValuesKey } from '../modules/names.js';
 import { splitPathList } from '../modules/discovery.js';
-import { loadModuleSet } from '../modules/module-set.js';
+import { loadModuleSet, type ModuleSet } from '../modules/module-set.js';
+import { loadChart, renderChart } from '../helm/index.js';
 import { resolveEnabled } from '../modules/enabled.js';
 import { enabledScriptRunner } from '../modules/enabled-script.js';
 import { ENV, fromEnv, parseDuration, parseOrder } from './env.js';
@@ -20,6 +21,7 @@ interface RenderOptions {
   unnumberedModulesOrder: string;
   tmpDir?: string;
   enabledScriptTimeout: string;
+  namespace: string;
 }
 
 export interface ValuesReport {
@@ -30,6 +32,10 @@ export interface ValuesReport {
 
 /** Computes values and enabled state as at start-up, without a cluster. */
 export async function computeValues(opts: RenderOptions, only: string[], warn: (m: string) => void): Promise<ValuesReport> {
+  return (await computeState(opts, only, warn)).report;
+}
+
+async function computeState(opts: RenderOptions, only: string[], warn: (m: string) => void): Promise<{ report: ValuesReport; set: ModuleSet; printed: string[] }> {
   const globalHooksDir = opts.globalHooksDir;
   const explicitGlobal = opts.globalHooksDir !== 'global-hooks';
   if (explicitGlobal && !existsSync(globalHooksDir)) throw new UserError(`global hooks dir ${globalHooksDir} does not exist`);
@@ -63,21 +69,44 @@ export async function computeValues(opts: RenderOptions, only: string[], warn: (
   // the values schemas are checked after hook patches and before Helm, never on static values alone
   const enabledModules = decisions.filter((d) => d.enabled).map((d) => d.name);
   const modules: Record<string, JsonObject> = {};
-  for (const name of enabledModules) {
+  const printed = enabledModules.filter((name) => only.length === 0 || only.includes(name));
+  for (const name of printed) {
     const m = set.byName.get(name)!;
-    if (only.length === 0 || only.includes(name)) modules[m.def.valuesKey] = m.values.effective();
+    // the operator checks a module's values for Helm (openapi/values.yaml with x-required-for-helm)
+    // before it renders the chart, and installs nothing when they fail
+    if (m.def.hasChart) m.values.validateEffective('helm');
+    modules[m.def.valuesKey] = m.values.effective();
   }
-  return { global: set.store.global.effective(), enabledModules, modules };
+  return { report: { global: set.store.global.effective(), enabledModules, modules }, set, printed };
+}
+
+/** What `helm template` would print for each printed module's release (values for Helm, Helm's default capabilities). */
+function renderManifests(set: ModuleSet, printed: string[], namespace: string, warn: (m: string) => void): string {
+  let out = '';
+  for (const name of printed) {
+    const m = set.byName.get(name)!;
+    if (!m.def.hasChart) continue;
+    let text: string;
+    try {
+      const chart = loadChart(m.def.path, { syntheticName: name });
+      text = renderChart(chart, set.store.helmValues(m.def.valuesKey), { releaseName: name, namespace, warn: (w) => warn(`module ${name}: ${w}`) }).output;
+    } catch (e) {
+      if (e instanceof UserError) throw new UserError(`module ${name}: ${e.message}`, { cause: e });
+      throw e;
+    }
+    if (text.trim() !== '') out += text;
+  }
+  return out;
 }
 
 export function registerRender(program: Command): void {
   program
     .command('render')
     .description(
-      'compute values and enabled state as at start-up, without a cluster: static values.yaml files, the config file in ConfigMap form, schema defaults and enabled scripts',
+      'compute values and enabled state as at start-up, without a cluster (static values.yaml files, the config file in ConfigMap form, schema defaults, enabled scripts), check the values for Helm, and print the manifests of each enabled module\'s release as `helm template` does',
     )
     .argument('[module...]', 'limit the printed modules to these names')
-    .option('--values', 'print the values as JSON: {"global", "enabledModules", "modules": {"<camelName>": ...}}')
+    .option('--values', 'print the values as JSON instead of the manifests: {"global", "enabledModules", "modules": {"<camelName>": ...}}')
     .addOption(new Option('--modules-dir <dirs>', 'modules dirs, ":"-separated (env ADDON_OPERATOR_MODULES_DIR or MODULES_DIR)').default(fromEnv(ENV.modulesDir, 'modules')))
     .addOption(
       new Option('--global-hooks-dir <dir>', 'global hooks dir; its openapi/ holds the global schemas (env ADDON_OPERATOR_GLOBAL_HOOKS_DIR or GLOBAL_HOOKS_DIR)').default(
@@ -93,11 +122,13 @@ export function registerRender(program: Command): void {
     .addOption(new Option('--tmp-dir <dir>', 'where enabled scripts get their temporary files (env ADDON_OPERATOR_TMP_DIR)').default(fromEnv(ENV.tmpDir, '') || undefined))
     .option('--enabled-script-timeout <duration>', 'time limit of each enabled script', '1m')
     .option('--debug', 'print stack traces of errors')
+    .addOption(
+      new Option('--namespace <ns>', "the releases' namespace, .Release.Namespace (env ADDON_OPERATOR_NAMESPACE)").default(fromEnv(['ADDON_OPERATOR_NAMESPACE'], '') || 'default'),
+    )
     .action(async (only: string[], opts: RenderOptions) => {
-      if (!opts.values) {
-        throw new UserError('render: only --values is available in this version (rendering charts to manifests comes with the Helm layer)');
-      }
-      const report = await computeValues(opts, only, (m) => console.error(`warning: ${m}`));
-      process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+      const warn = (m: string) => console.error(`warning: ${m}`);
+      const { report, set, printed } = await computeState(opts, only, warn);
+      if (opts.values) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+      else process.stdout.write(renderManifests(set, printed, opts.namespace, warn));
     });
 }

@@ -134,15 +134,64 @@ test('an unreadable values file is reported with its path; --debug adds the stac
   }
 });
 
-test('render without --values explains what it can do; --help works on every command', () => {
-  const r = cli(['render']);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /only --values is available/);
-  for (const args of [['--help'], ['render', '--help'], ['version', '--help']]) {
-    const h = cli(args);
+test('render prints the manifests of each enabled module\'s release as helm template does; --help works on every command', () => {
+  const root = makeTree({
+    'global-hooks/.keep': '',
+    'modules/values.yaml': 'global:\n  domain: example.com\naEnabled: true\nbEnabled: false\ncEnabled: true\n',
+    'modules/001-a/values.yaml': 'a:\n  replicas: 2\n',
+    'modules/001-a/templates/cm.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Chart.Name }}-{{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  replicas: {{ .Values.a.replicas | quote }}\n  domain: {{ .Values.global.domain }}\n',
+    'modules/001-a/templates/NOTES.txt': 'not printed',
+    'modules/002-b/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n',
+    'modules/003-c/Chart.yaml': 'apiVersion: v2\nname: c-chart\nversion: 1.2.3\n',
+    'modules/003-c/templates/svc.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Chart.Name }}\n',
+    'modules/003-c/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Chart.Version }}\n',
+  });
+  const args = ['render', '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks')];
+  const r = cli([...args, '--namespace', 'd8-system']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    '---\n# Source: a/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a-a\n  namespace: d8-system\ndata:\n  replicas: "2"\n  domain: example.com\n' +
+      // a chart of its own (Chart.yaml) keeps its name; ConfigMaps before Services (Helm's install order)
+      '---\n# Source: c-chart/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 1.2.3\n---\n# Source: c-chart/templates/svc.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: c-chart\n',
+  );
+  const only = cli([...args, 'c']);
+  assert.equal(only.code, 0, only.stderr);
+  assert.match(only.stdout, /^---\n# Source: c-chart\/templates\/cm.yaml\n/);
+  assert.doesNotMatch(only.stdout, /a\/templates/);
+  // a template error names the module and Helm's message
+  writeFileSync(join(root, 'modules/001-a/templates/bad.yaml'), '{{ required "a.host is required" .Values.a.host }}\n');
+  const bad = cli(args);
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, 'Error: module a: execution error at (a/templates/bad.yaml:1:3): a.host is required\n');
+  for (const help of [['--help'], ['render', '--help'], ['version', '--help']]) {
+    const h = cli(help);
     assert.equal(h.code, 0);
     assert.match(h.stdout, /Usage: addon-operator/);
   }
+});
+
+test('render and render --values check the values for Helm (x-required-for-helm) as the operator does before Helm', () => {
+  const root = makeTree({
+    'global-hooks/.keep': '',
+    'modules/values.yaml': 'webEnabled: true\nnochartEnabled: true\n',
+    'modules/001-web/values.yaml': 'web:\n  replicas: 1\n',
+    'modules/001-web/openapi/values.yaml': 'type: object\nx-required-for-helm: [host]\nproperties:\n  replicas: {type: integer}\n  host: {type: string}\n',
+    'modules/001-web/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n',
+    // a module without a chart is not checked: it goes to no Helm
+    'modules/002-nochart/values.yaml': 'nochart: {}\n',
+    'modules/002-nochart/openapi/values.yaml': 'type: object\nx-required-for-helm: [host]\nproperties:\n  host: {type: string}\n',
+  });
+  for (const extra of [['--values'], []]) {
+    const r = cli(['render', ...extra, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks')]);
+    assert.equal(r.code, 1, extra.join(' '));
+    assert.match(r.stderr, /^Error: module web: values for Helm do not match .*001-web\/openapi\/values\.yaml \(with x-required-for-helm\):\n {2}- web\.host: is required/);
+    assert.equal(r.stdout, '');
+  }
+  const ok = cli(['render', '--values', '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), 'nochart']);
+  assert.equal(ok.code, 0, ok.stderr); // only the printed modules are checked
+  assert.deepEqual(JSON.parse(ok.stdout).modules, { nochart: {} });
 });
 
 test('schemas are checked when Go checks them: values schemas not on static values alone, config only for a global key and enabled modules', () => {
