@@ -1,5 +1,5 @@
 /**
- * `addon-operator jq [-c] [-r] [-n] [-s] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE...]`:
+ * `addon-operator jq [-c] [-r] [-n] [-s] [-L DIR] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE...]`:
  * the operator's own jq engine on JSON from files or stdin, printing as jq 1.8 prints, so that a hook
  * author can see what a binding's jqFilter gives (`kubectl get ... -o json | addon-operator jq ...`).
  * Exit codes as jq's: 2 usage or input error, 3 compile error, 5 runtime error, halt_error's own code.
@@ -22,6 +22,7 @@ interface JqArgs {
   nullInput: boolean;
   slurp: boolean;
   vars: Record<string, Json>;
+  libraryPaths: string[];
   filter?: string;
   files: string[];
 }
@@ -29,13 +30,18 @@ interface JqArgs {
 class UsageError extends Error {}
 
 function parseArgs(argv: readonly string[]): JqArgs {
-  const a: JqArgs = { compact: false, raw: false, nullInput: false, slurp: false, vars: {}, files: [] };
+  const a: JqArgs = { compact: false, raw: false, nullInput: false, slurp: false, vars: {}, libraryPaths: [], files: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-c' || arg === '--compact-output') a.compact = true;
     else if (arg === '-r' || arg === '--raw-output') a.raw = true;
     else if (arg === '-n' || arg === '--null-input') a.nullInput = true;
     else if (arg === '-s' || arg === '--slurp') a.slurp = true;
+    else if (arg === '-L' || arg === '--library-path') {
+      const dir = argv[++i];
+      if (dir === undefined) throw new UsageError('-L takes a parameter: (e.g. -L /search/path or -L/search/path)');
+      a.libraryPaths.push(dir);
+    } else if (arg.startsWith('-L')) a.libraryPaths.push(arg.slice(2));
     else if (arg === '--arg' || arg === '--argjson') {
       const name = argv[i + 1];
       const value = argv[i + 2];
@@ -75,10 +81,10 @@ export function runJqCommand(argv: readonly string[], io: JqIo): number {
   }
   let program: Program;
   try {
-    program = new Program(args.filter!, { vars: args.vars });
+    program = new Program(args.filter!, { vars: args.vars, libraryPaths: args.libraryPaths });
   } catch (e) {
     if (e instanceof JqCompileFailure) {
-      io.err(`jq: error: ${e.message}:\n    ${args.filter}\njq: 1 compile error\n`);
+      io.err(e.where === '<top-level>' ? `jq: error: ${e.message}:\n    ${args.filter}\njq: 1 compile error\n` : `jq: error: ${e.message}\njq: 1 compile error\n`);
       return 3;
     }
     throw e;
@@ -136,7 +142,7 @@ export function runJqCommand(argv: readonly string[], io: JqIo): number {
 export function registerJq(program: Command): void {
   program
     .command('jq')
-    .description('run a jq filter with the operator\'s own jq engine (as bindings run jqFilter): jq [-c] [-r] [-n] [-s] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE...]')
+    .description('run a jq filter with the operator\'s own jq engine (as bindings run jqFilter): jq [-c] [-r] [-n] [-s] [-L DIR] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE...]')
     .argument('[args...]', 'options, FILTER and FILEs as for jq')
     .allowUnknownOption()
     .helpOption('-h, --help')

@@ -360,7 +360,16 @@ defc('input_line_number', 0, () => 0);
 defc('$__loc__', 0, () => null);
 defc('have_decnum', 0, () => false);
 defc('have_literal_numbers', 0, () => true);
-defc('get_search_list', 0, () => []);
+def('get_search_list', 0, (_args, ctx) => {
+  const list = ctx.modules?.libraryPaths ?? [];
+  return single(() => [...list]);
+});
+def('modulemeta', 0, (_args, ctx) =>
+  single((input) => {
+    if (!ctx.modules) return V.fail(typeof input === 'string' ? `module not found: ${input}` : 'modulemeta input module not a string');
+    return ctx.modules.meta(input);
+  }),
+);
 defc('halt', 0, () => {
   throw new HaltError(0, null);
 });

@@ -59,6 +59,7 @@ export type Scope = {
   def?: FnDef;
   depth: number;
   next: Scope;
+  value?: Json; // a constant variable (a data import): no slot in the environment
 } | null;
 
 function depthOf(s: Scope): number {
@@ -110,6 +111,8 @@ export interface CompileCtx {
   natives: Map<string, Native>;
   prelude: Map<string, FnDef> | null;
   line(offset: number): number;
+  /** The program's modules (jq's library search path), when it has one. */
+  modules?: { meta(name: Json): Json; readonly libraryPaths: readonly string[] };
 }
 
 /** Wrap `emit` so that an error thrown by the consumer passes through a try/alternative unchanged. */
@@ -298,6 +301,10 @@ export class Compiler {
       if (n.name === 'ENV') return single(() => ({}));
       if (n.name === '__prog_args') return single(() => []);
       throw new JqSyntaxError(`$${n.name} is not defined`, n.pos);
+    }
+    if (k.value !== undefined) {
+      const value = k.value;
+      return single(() => value);
     }
     const hops = depthOf(scope) - k.depth;
     let s: SFn;

@@ -5,6 +5,7 @@ import { Parser, JqSyntaxError, type Node } from './parser.js';
 import { Compiler, HaltError, BreakSignal, type FnDef, type Scope, type Env, type C, type CompileCtx } from './compile.js';
 import { natives, setBuiltinNames, withRuntime, noRuntime, type Runtime } from './builtins.js';
 import { PRELUDE } from './prelude.js';
+import { ModuleLoader, ModuleError } from './modules.js';
 import { JqError, type Json } from './value.js';
 
 let preludeDefs: Map<string, FnDef> | null = null;
@@ -42,14 +43,15 @@ function prelude(): Map<string, FnDef> {
   return map;
 }
 
-/** A compile error as jq reports it: message, then where. */
+/** A compile error as jq reports it: message, then where (`<top-level>`, a module file, or nowhere). */
 export class JqCompileFailure extends Error {
   constructor(
     readonly jqMessage: string,
     readonly line: number,
     readonly column: number,
+    readonly where: string | null = '<top-level>',
   ) {
-    super(`${jqMessage} at <top-level>, line ${line}, column ${column}`);
+    super(where === null ? jqMessage : `${jqMessage} at ${where}, line ${line}, column ${column}`);
   }
 }
 
@@ -73,6 +75,11 @@ export class JqHalt extends Error {
 export interface ProgramOptions {
   /** Named arguments (`--arg`, `--argjson`): `$name` in the filter. */
   readonly vars?: Readonly<Record<string, Json>>;
+  /**
+   * jq's library search path (`-L`): where `import`/`include` find modules (and `.`, as jq). Without
+   * it a program has no modules: an import is `module not found`, and no file is read.
+   */
+  readonly libraryPaths?: readonly string[];
 }
 
 export class Program {
@@ -100,8 +107,14 @@ export class Program {
     scope = { kind: 'var', name: '__prog_args', arity: 0, depth: scope.depth + 1, next: scope };
     env = { v: { positional: [], named: { ...vars } }, next: env };
     const ctx: CompileCtx = { natives, prelude: pre, line: (o) => parser.lineOf(o) };
+    const compiler = new Compiler(ctx);
     try {
-      this.c = new Compiler(ctx).compile(ast, scope);
+      if (options.libraryPaths) {
+        const loader = new ModuleLoader(options.libraryPaths, compiler);
+        ctx.modules = loader;
+        scope = loader.bind(parser.imports, scope, process.cwd());
+      } else if (parser.imports.length > 0) throw new ModuleError(`module not found: ${parser.imports[0]!.relpath}`);
+      this.c = compiler.compile(ast, scope);
     } catch (e) {
       throw toCompileFailure(e, source);
     }
@@ -155,6 +168,7 @@ function toCompileFailure(e: unknown, source: string): unknown {
     const column = e.offset - (before.lastIndexOf('\n') + 1) + 1;
     return new JqCompileFailure(e.jqMessage, line, column);
   }
+  if (e instanceof ModuleError) return new JqCompileFailure(e.jqMessage, e.line, e.column, e.file);
   if (e instanceof JqError) return new JqCompileFailure(e.message, 1, 1);
   return e;
 }

@@ -42,6 +42,8 @@ export interface JqOptions {
   readonly vars?: Readonly<Record<string, unknown>>;
   /** Where `debug` and `stderr` write (default: nowhere). */
   readonly onDebug?: (message: string) => void;
+  /** jq's `-L`: directories where `import`/`include` find modules. Without it a filter has no modules. */
+  readonly libraryPaths?: readonly string[];
 }
 
 /** Apply shell-operator's filterResult rule to the outputs of one input. */
@@ -125,7 +127,7 @@ export function compileJq(filter: string, options: JqOptions = {}): JqFilter {
   if (filter.trim() === '') throw new JqCompileError(filter, 'empty filter');
   let program: Program;
   try {
-    program = new Program(filter, { vars: options.vars as Record<string, Json> | undefined });
+    program = new Program(filter, { vars: options.vars as Record<string, Json> | undefined, libraryPaths: options.libraryPaths });
   } catch (e) {
     if (e instanceof JqCompileFailure) throw new JqCompileError(filter, e.message);
     throw e;

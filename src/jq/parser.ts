@@ -2,7 +2,7 @@
  * jq 1.8.2's grammar (src/parser.y) parsed by recursive descent into an AST. The lexer is driven by the
  * parser one token at a time, so that string interpolation can re-enter the parser.
  */
-import { JqError, dump, type Json } from './value.js';
+import { JqError, dump, type Json, type JsonObject } from './value.js';
 
 export type Pattern =
   | { k: 'pvar'; name: string }
@@ -47,6 +47,21 @@ export type Node =
   | { k: 'defs'; defs: FuncDef[]; body: Node };
 
 /** A compile error with jq's message and the position (offset into the program) it refers to. */
+/** `import "path" as name;`, `import "path" as $name;` or `include "path";`, with its metadata. */
+export interface ImportDecl {
+  readonly relpath: string;
+  readonly as: string | null; // null for include
+  readonly isData: boolean;
+  readonly meta: JsonObject | null;
+}
+
+/** A library (module) file: its metadata, imports and definitions (jq accepts nothing else in one). */
+export interface Library {
+  readonly meta: JsonObject | null;
+  readonly imports: ImportDecl[];
+  readonly defs: FuncDef[];
+}
+
 export class JqSyntaxError extends Error {
   constructor(
     readonly jqMessage: string,
@@ -81,6 +96,11 @@ const OPS = ['?//', '//=', '!=', '==', '//', '|=', '+=', '-=', '*=', '/=', '%=',
 export class Parser {
   private pos = 0;
   private tok: Tok | null = null;
+  private lastStart = 0; // start of the last token lexed: where jq (bison) places an unexpected end of file
+  private readonly open: string[] = []; // brackets entered, as jq's lexer tracks them: a closer that does not match is INVALID_CHARACTER
+  /** The program's `module` metadata and imports, after parseProgram. */
+  meta: JsonObject | null = null;
+  readonly imports: ImportDecl[] = [];
 
   constructor(private readonly src: string) {}
 
@@ -110,7 +130,8 @@ export class Parser {
     this.skipSpace();
     const s = this.src;
     const start = this.pos;
-    if (start >= s.length) return { t: 'EOF', start, end: start };
+    if (start >= s.length) return { t: 'EOF', start: this.lastStart, end: start };
+    this.lastStart = start;
     const c = s[start]!;
     if (c === '"') {
       this.pos++;
@@ -170,6 +191,11 @@ export class Parser {
     }
     if ('.?=;,:|+-*/%$<>[]{}()'.includes(c)) {
       this.pos++;
+      if (c === '(' || c === '[' || c === '{') this.open.push(c);
+      else if (c === ')' || c === ']' || c === '}') {
+        if (this.open[this.open.length - 1] !== (c === ')' ? '(' : c === ']' ? '[' : '{')) return { t: 'INVALID', start, end: this.pos };
+        this.open.pop();
+      }
       return { t: c, start, end: this.pos };
     }
     this.pos++;
@@ -200,7 +226,6 @@ export class Parser {
 
   private unexpected(tok: Tok = this.peek(), expecting?: string): never {
     let msg = `syntax error, unexpected ${tokName(tok)}`;
-    if (tok.t === 'INVALID') msg += ' (Unix shell quoting issues?)';
     if (expecting) msg += `, expecting ${expecting}`;
     throw new JqSyntaxError(msg, tok.start);
   }
@@ -219,26 +244,67 @@ export class Parser {
   // ---- grammar ----
 
   parseProgram(): Node {
+    this.parseHeader();
+    if (this.is('EOF')) return { k: 'identity' };
+    // bison reduces an empty program before it sees a token that starts nothing: only the end is expected
+    if (!STARTS.has(this.peek().t)) this.unexpected(this.peek(), 'end of file');
+    const n = this.parsePipe();
+    if (!this.is('EOF')) this.unexpected(this.peek(), 'end of file');
+    return n;
+  }
+
+  /** A module file: `module`, imports, then definitions only. */
+  parseLibrary(): Library {
+    this.parseHeader();
+    const defs: FuncDef[] = [];
+    while (this.is('def')) defs.push(this.parseDef());
+    if (!this.is('EOF')) {
+      if (!STARTS.has(this.peek().t)) this.unexpected(this.peek(), 'end of file');
+      const start = this.peek().start;
+      this.parsePipe();
+      if (!this.is('EOF')) this.unexpected(this.peek(), 'end of file');
+      throw new JqSyntaxError('library should only have function definitions, not a main expression', start);
+    }
+    return { meta: this.meta, imports: this.imports, defs };
+  }
+
+  private parseHeader(): void {
     if (this.is('module')) {
-      const t = this.next();
-      const meta = this.parsePostfix();
-      if (!isConst(meta)) throw new JqSyntaxError('Module metadata must be constant', t.end + 1);
-      if (meta.k !== 'object') throw new JqSyntaxError('Module metadata must be an object', t.end + 1);
+      this.next();
+      this.meta = this.parseMeta();
       this.expect(';');
     }
-    if (this.is('import') || this.is('include')) {
-      const t = this.next();
-      throw new JqSyntaxError('Modules (import/include) are not supported', t.start);
-    }
-    if (this.is('EOF')) return { k: 'identity' };
-    const n = this.parsePipe();
-    if (!this.is('EOF')) {
-      if (this.is('def')) {
-        // a trailing definition without a body: jq accepts `def f: .;` only at top level of a library
+    while (this.is('import') || this.is('include')) {
+      const kw = this.next();
+      const str = this.peek();
+      if (str.t !== 'QQSTRING_START') this.unexpected(str);
+      const path = this.parseString(null);
+      if (path.k !== 'literal') throw new JqSyntaxError('Import path must be constant', str.start);
+      let as: string | null = null;
+      let isData = false;
+      if (kw.t === 'import') {
+        this.expect('as');
+        const a = this.next();
+        if (a.t === 'IDENT') as = a.v as string;
+        else if (a.t === 'BINDING') {
+          as = a.v as string;
+          isData = true;
+        } else this.unexpected(a, 'IDENT or BINDING');
       }
-      this.unexpected(this.peek(), 'end of file');
+      const meta = this.is(';') ? null : this.parseMeta();
+      this.expect(';');
+      this.imports.push({ relpath: path.value as string, as, isData, meta });
     }
-    return n;
+  }
+
+  /** Module or import metadata: a constant object. */
+  private parseMeta(): JsonObject {
+    const start = this.peek().start;
+    const n = this.parsePipe();
+    if (!isConst(n)) throw new JqSyntaxError('Module metadata must be constant', start);
+    const v = constValue(n);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new JqSyntaxError('Module metadata must be an object', start);
+    return v;
   }
 
   private parsePipe(): Node {
@@ -647,7 +713,7 @@ export class Parser {
     const s = this.src;
     const parts: (string | Node)[] = [];
     let buf = '';
-    const startPos = this.pos - 1;
+    let run = -1; // start of the current run of escapes: one token of jq's lexer, where its errors point
     for (;;) {
       if (this.pos >= s.length) throw new JqSyntaxError('syntax error, unexpected end of file', this.pos);
       const c = s[this.pos]!;
@@ -659,9 +725,11 @@ export class Parser {
         const d = s[this.pos + 1];
         if (d === '(') {
           this.pos += 2;
+          run = -1;
           if (buf) parts.push(buf);
           buf = '';
           this.tok = null;
+          this.open.push('(');
           const q = this.parsePipe();
           const close = this.peek();
           if (close.t !== ')') this.unexpected(close);
@@ -670,6 +738,7 @@ export class Parser {
           parts.push(q);
           continue;
         }
+        if (run < 0) run = this.pos;
         const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
         if (d !== undefined && simple[d] !== undefined) {
           buf += simple[d];
@@ -693,12 +762,13 @@ export class Parser {
             continue;
           }
         }
-        // jq hands the escapes to its JSON parser, which rejects this one
+        // jq hands the run of escapes to its JSON parser, which rejects this one
         let end = this.pos;
         while (s[end] === '\\' && s[end + 1] !== '(' && end + 1 < s.length) end += 2;
-        const text = s.slice(this.pos, end);
-        throw new JqSyntaxError(`Invalid escape at line 1, column ${text.length + 2} (while parsing '"${text}"')`, startPos + 1 + (this.pos - startPos) + text.length);
+        const text = s.slice(run, end);
+        throw new JqSyntaxError(`Invalid escape at line 1, column ${text.length + 2} (while parsing '"${text}"')`, run);
       }
+      run = -1;
       buf += c;
       this.pos++;
     }
@@ -707,6 +777,33 @@ export class Parser {
     if (parts.length === 1 && typeof parts[0] === 'string' && fmt === null) return { k: 'literal', value: parts[0] };
     return { k: 'string', fmt, parts };
   }
+}
+
+/** Tokens that can start a program (jq's Exp or FuncDef). */
+const STARTS = new Set([
+  '.', '..', 'FIELD', 'LITERAL', 'QQSTRING_START', 'FORMAT', '-', '(', '[', '{', 'reduce', 'foreach', 'if', 'try', '$', '$__loc__', 'BINDING', 'break', 'IDENT', 'def', 'label',
+]);
+
+/** The value of a constant expression (isConst). */
+function constValue(n: Node): Json {
+  if (n.k === 'literal') return n.value;
+  if (n.k === 'object') {
+    const o: JsonObject = {};
+    for (const e of n.entries) o[(e.key as { value: string }).value] = constValue(e.value);
+    return o;
+  }
+  if (n.k === 'array') {
+    const out: Json[] = [];
+    const add = (m: Node): void => {
+      if (m.k === 'comma') {
+        add(m.left);
+        add(m.right);
+      } else out.push(constValue(m));
+    };
+    if (n.body) add(n.body);
+    return out;
+  }
+  return null;
 }
 
 function isConstObject(n: Node): boolean {

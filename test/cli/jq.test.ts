@@ -55,3 +55,19 @@ void test('halt_error prints its string and exits with its code', () => {
   const r = run(['"stop\\n" | halt_error(1)'], 'null');
   assert.deepEqual(r, { code: 1, out: '', err: 'stop\n' });
 });
+
+void test('-L gives the library path of import/include as jq does; module errors name the module', () => {
+  const lib = new URL('../jq/modules', import.meta.url).pathname;
+  assert.deepEqual(run(['-c', '-L', lib, 'import "c" as foo; [foo::a, foo::c]'], 'null'), { code: 0, out: '[0,"acmehbah"]\n', err: '' });
+  assert.equal(run(['-c', `-L${lib}`, 'include "shadow1"; include "shadow2"; e'], 'null').out, '3\n');
+  assert.equal(run(['-c', '-L', lib, '-n', '"c" | modulemeta | .defs'], '').out, '["a/0","c/0"]\n');
+  const missing = run(['-L', lib, 'import "nope" as n; .'], 'null');
+  assert.deepEqual(missing, { code: 3, out: '', err: 'jq: error: module not found: nope\njq: 1 compile error\n' });
+  const cycle = run(['-L', lib, 'import "cycle_a" as a; .'], 'null');
+  assert.equal(cycle.code, 3);
+  assert.match(cycle.err, /^jq: error: circular import of \/.*\/modules\/cycle_a\.jq\n/);
+  const bad = run(['-L', lib, 'import "syntaxerror" as e; .'], 'null');
+  assert.equal(bad.code, 3);
+  assert.match(bad.err, /^jq: error: syntax error, unexpected ';', expecting end of file at \/.*\/syntaxerror\/syntaxerror\.jq, line 1, column 4\n/);
+  assert.match(run(['-L'], 'null').err, /-L takes a parameter/);
+});

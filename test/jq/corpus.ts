@@ -3,6 +3,7 @@
  * and runs one case on our engine.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Program, JqCompileFailure } from '../../src/jq/engine.js';
 import { equals, type Json } from '../../src/jq/value.js';
 
@@ -57,7 +58,7 @@ function parse(text: string): Json {
 export function runCase(c: Case): string | null {
   if (c.fail) {
     try {
-      new Program(c.program);
+      new Program(c.program, { libraryPaths: [MODULES_DIR] });
     } catch (e) {
       if (!(e instanceof JqCompileFailure)) return `compile threw ${String(e)}`;
       if (c.fail === 'ignore') return null;
@@ -68,7 +69,7 @@ export function runCase(c: Case): string | null {
   }
   let program: Program;
   try {
-    program = new Program(c.program);
+    program = new Program(c.program, { libraryPaths: [MODULES_DIR] });
   } catch (e) {
     return `compile error: ${(e as Error).message}`;
   }
@@ -114,5 +115,7 @@ function normalize(v: Json): Json {
   return v;
 }
 
+/** jq runs its suite with `-L tests/modules`; ours are in test/jq/modules (see the README there). */
+export const MODULES_DIR = fileURLToPath(new URL('./modules', import.meta.url));
 export const CORPUS_DIR = process.env.JQ_TESTS_DIR ?? '/work/shared/jq-tests';
 export const CORPUS_FILES = ['jq.test', 'man.test', 'onig.test', 'manonig.test', 'base64.test', 'uri.test', 'optional.test'];

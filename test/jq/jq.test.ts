@@ -104,3 +104,16 @@ void test('halt stops cleanly with no outputs (filterResult null); halt_error is
   ]);
   assert.throws(() => compileJq('"bad" | halt_error').apply(null), JqRuntimeError);
 });
+
+void test('modules: only with libraryPaths; imports shadow in order; data imports bind $name and $name::name', () => {
+  const lib = new URL('./modules', import.meta.url).pathname;
+  assert.throws(() => compileJq('import "a" as foo; foo::a'), (e: unknown) => e instanceof JqCompileError && e.jqMessage === 'module not found: a');
+  assert.deepEqual(compileJq('import "a" as foo; import "b" as foo; [foo::a, foo::b]', { libraryPaths: [lib] }).run(null), [['b', 'c']]);
+  assert.deepEqual(compileJq('import "data" as $d; [$d[0].this, $d::d[0].that]', { libraryPaths: [lib] }).run(null), [['is a test', 'is too']]);
+  assert.deepEqual(compileJq('include "a"; def a: "mine"; a', { libraryPaths: [lib] }).run(null), ['mine']);
+  assert.deepEqual(compileJq('get_search_list', { libraryPaths: [lib] }).run(null), [[lib.replace(/\/$/, '')]]);
+  assert.throws(() => compileJq('import "../a" as foo; .', { libraryPaths: [lib] }), /Relative paths to modules may not traverse to parent directories \(\.\.\/a\)/);
+  assert.throws(() => compileJq('import "a/a" as foo; .', { libraryPaths: [lib] }), /module names must not have equal consecutive components: a\/a/);
+  assert.throws(() => compileJq('import "a" as foo {search: 1 + 1}; .', { libraryPaths: [lib] }), /Module metadata must be constant/);
+  assert.throws(() => compileJq('"x" | modulemeta').run(null), /module not found: x/);
+});

@@ -1,0 +1,2 @@
+import "cycle_a" as a;
+def f: null;
