@@ -205,10 +205,43 @@ def('limit', 2, ([n, f]) =>
   ),
 );
 defc('tojson', 0, (x) => V.dump(x));
+// jq's `def _flatten($x): reduce .[] as $i ([]; if $i | type == "array" and $x != 0 then . + ($i | _flatten($x - 1)) else . + [$i] end)`,
+// without recursion (arrays may be nested as deep as jq allows)
+defc('_flatten', 1, (x, depth) => {
+  const out: Json[] = [];
+  const stack: { items: Json[]; i: number; d: Json }[] = [];
+  const top: Json[] = [];
+  eachOf(x, (v) => top.push(v));
+  stack.push({ items: top, i: 0, d: depth! });
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]!;
+    if (f.i >= f.items.length) {
+      stack.pop();
+      continue;
+    }
+    const v = f.items[f.i++]!;
+    if (Array.isArray(v) && !V.equals(f.d, 0)) stack.push({ items: v, i: 0, d: V.subtract(f.d, 1) });
+    else out.push(v);
+  }
+  return out;
+});
 defc('fromjson', 0, (x) => {
   if (typeof x !== 'string') V.fail(`${V.describe(x)} only strings can be parsed`);
+  if (x.length > 2 * V.MAX_DEPTH) checkParseDepth(x);
   return parseJson(x);
 });
+/** jq's parser refuses more than MAX_PARSING_DEPTH (10000) open arrays/objects. */
+function checkParseDepth(text: string): void {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > V.MAX_DEPTH) V.fail(`Exceeds depth limit for parsing (while parsing '${text}')`);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
 defc('tonumber', 0, (x) => {
   if (typeof x === 'number') return x;
   if (typeof x === 'string') {

@@ -41,8 +41,6 @@ def scalars: select(type | . != "array" and . != "object");
 def join($sep): reduce .[] as $x (null;
     (if . == null then "" else . + $sep end)
     + ($x | if type == "boolean" or type == "number" then tostring else . // "" end)) // "";
-def _flatten($depth): reduce .[] as $x ([];
-    if ($x | type) == "array" and $depth != 0 then . + ($x | _flatten($depth - 1)) else . + [$x] end);
 def flatten($depth): if $depth < 0 then error("flatten depth must not be negative") else _flatten($depth) end;
 def flatten: _flatten(-1);
 def range($upto): range(0; $upto);

@@ -86,8 +86,22 @@ export function dumpString(s: string): string {
   return out + '"';
 }
 
+/**
+ * jq's depth limits (MAX_PRINT_DEPTH, MAX_CMP_DEPTH, MAX_EQUAL_DEPTH, MAX_CONTAINS_DEPTH,
+ * MAX_OBJECT_MERGE_DEPTH, MAX_PATH_DEPTH, MAX_PARSING_DEPTH of jq 1.8.2): a value nested deeper is
+ * printed as `<skipped: too deep>` or gives jq's error. The functions below recurse for the first
+ * RECURSE levels (fast, no allocation) and go on with an explicit stack below that, so that values as
+ * deep as jq allows do not exhaust the JavaScript stack.
+ */
+export const MAX_DEPTH = 10000;
+const RECURSE = 500;
+
 /** jq's compact JSON text (`tojson`, `-c`). */
 export function dump(v: Json): string {
+  return dumpAt(v, 0);
+}
+
+function dumpAt(v: Json, depth: number): string {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'boolean':
@@ -97,23 +111,67 @@ export function dump(v: Json): string {
     case 'string':
       return dumpString(v);
   }
+  if (depth >= RECURSE) return dumpDeep(v, depth, 0);
   if (Array.isArray(v)) {
     let s = '[';
-    for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + dump(v[i]!);
+    for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + dumpAt(v[i]!, depth + 1);
     return s + ']';
   }
   let s = '{';
   let first = true;
   for (const k in v) {
-    s += (first ? '' : ',') + dumpString(k) + ':' + dump(v[k]!);
+    s += (first ? '' : ',') + dumpString(k) + ':' + dumpAt(v[k]!, depth + 1);
     first = false;
   }
   return s + '}';
 }
 
+/** dump/dumpPretty of a deep value with an explicit stack (`indent` 0: compact). */
+function dumpDeep(v0: Json, depth0: number, indent: number): string {
+  const nl = (d: number): string => (indent ? '\n' + ' '.repeat(indent * d) : '');
+  const stack: (string | { v: Json; d: number })[] = [{ v: v0, d: depth0 }];
+  let out = '';
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out += item;
+      continue;
+    }
+    const { v, d } = item;
+    if (d > MAX_DEPTH) out += '<skipped: too deep>';
+    else if (v === null || typeof v !== 'object') out += dump(v);
+    else if (Array.isArray(v)) {
+      if (v.length === 0) {
+        out += '[]';
+        continue;
+      }
+      stack.push(nl(d) + ']');
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ v: v[i]!, d: d + 1 });
+        stack.push((i ? ',' : '') + nl(d + 1));
+      }
+      out += '[';
+    } else {
+      const keys = Object.keys(v);
+      if (keys.length === 0) {
+        out += '{}';
+        continue;
+      }
+      stack.push(nl(d) + '}');
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ v: v[keys[i]!]!, d: d + 1 });
+        stack.push((i ? ',' : '') + nl(d + 1) + dumpString(keys[i]!) + (indent ? ': ' : ':'));
+      }
+      out += '{';
+    }
+  }
+  return out;
+}
+
 /** jq's indented output (2 spaces, as `jq .` prints). */
 export function dumpPretty(v: Json, indent = 2, level = 0): string {
   if (v === null || typeof v !== 'object') return dump(v);
+  if (level >= RECURSE) return dumpDeep(v, level, indent);
   const pad = ' '.repeat(indent * (level + 1));
   const end = ' '.repeat(indent * level);
   if (Array.isArray(v)) {
@@ -175,61 +233,127 @@ export function sortedKeys(o: JsonObject): string[] {
 }
 
 export function compare(a: Json, b: Json): number {
+  return cmpAt(a, b, 0);
+}
+
+function cmpLeaf(a: Json, b: Json, ra: number): number {
+  if (ra === 3) {
+    const x = a as number;
+    const y = b as number;
+    return x < y ? -1 : x === y ? 0 : x > y ? 1 : Number.isNaN(x) ? -1 : 1;
+  }
+  if (ra === 4) return compareStrings(a as string, b as string);
+  return 0;
+}
+
+function cmpAt(a: Json, b: Json, depth: number): number {
+  if (depth >= RECURSE) return cmpDeep(a, b, depth);
   const ra = kindRank(a);
   const rb = kindRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
-  switch (ra) {
-    case 3: {
-      const x = a as number;
-      const y = b as number;
-      return x < y ? -1 : x === y ? 0 : x > y ? 1 : Number.isNaN(x) ? (Number.isNaN(y) ? -1 : -1) : 1;
+  if (ra === 5) {
+    const x = a as Json[];
+    const y = b as Json[];
+    const n = Math.min(x.length, y.length);
+    for (let i = 0; i < n; i++) {
+      const c = cmpAt(x[i]!, y[i]!, depth + 1);
+      if (c !== 0) return c;
     }
-    case 4:
-      return compareStrings(a as string, b as string);
-    case 5: {
+    return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+  }
+  if (ra === 6) {
+    const x = a as JsonObject;
+    const y = b as JsonObject;
+    const kx = sortedKeys(x);
+    const c = cmpAt(kx, sortedKeys(y), depth + 1);
+    if (c !== 0) return c;
+    for (const k of kx) {
+      const d = cmpAt(x[k]!, y[k]!, depth + 1);
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+  return cmpLeaf(a, b, ra);
+}
+
+/** compare with an explicit stack: pairs compared in order, the first difference decides. */
+function cmpDeep(a0: Json, b0: Json, depth0: number): number {
+  const stack: ({ a: Json; b: Json; d: number } | number)[] = [{ a: a0, b: b0, d: depth0 }];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    if (typeof t === 'number') {
+      if (t !== 0) return t;
+      continue;
+    }
+    const { a, b, d } = t;
+    if (d > MAX_DEPTH) fail('Comparison too deep');
+    const ra = kindRank(a);
+    const rb = kindRank(b);
+    if (ra !== rb) return ra < rb ? -1 : 1;
+    if (ra === 5) {
       const x = a as Json[];
       const y = b as Json[];
-      const n = Math.min(x.length, y.length);
-      for (let i = 0; i < n; i++) {
-        const c = compare(x[i]!, y[i]!);
-        if (c !== 0) return c;
-      }
-      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
-    }
-    case 6: {
+      stack.push(x.length < y.length ? -1 : x.length > y.length ? 1 : 0);
+      for (let i = Math.min(x.length, y.length) - 1; i >= 0; i--) stack.push({ a: x[i]!, b: y[i]!, d: d + 1 });
+    } else if (ra === 6) {
       const x = a as JsonObject;
       const y = b as JsonObject;
       const kx = sortedKeys(x);
-      const ky = sortedKeys(y);
-      const c = compare(kx, ky);
+      for (let i = kx.length - 1; i >= 0; i--) stack.push({ a: x[kx[i]!]!, b: y[kx[i]!] ?? null, d: d + 1 });
+      stack.push({ a: kx, b: sortedKeys(y), d: d + 1 });
+    } else {
+      const c = cmpLeaf(a, b, ra);
       if (c !== 0) return c;
-      for (const k of kx) {
-        const d = compare(x[k]!, y[k]!);
-        if (d !== 0) return d;
-      }
-      return 0;
     }
-    default:
-      return 0;
   }
+  return 0;
 }
 
 export function equals(a: Json, b: Json): boolean {
+  return eqAt(a, b, 0);
+}
+
+function eqAt(a: Json, b: Json, depth: number): boolean {
   if (a === b) return typeof a !== 'number' || !Number.isNaN(a);
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (depth >= RECURSE) return eqDeep(a, b, depth);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!equals(a[i]!, b[i]!)) return false;
+    for (let i = 0; i < a.length; i++) if (!eqAt(a[i]!, b[i]!, depth + 1)) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
   const bo = b as JsonObject;
   let n = 0;
   for (const k in a) {
-    if (!hasOwn(bo, k) || !equals(a[k]!, bo[k]!)) return false;
+    if (!hasOwn(bo, k) || !eqAt(a[k]!, bo[k]!, depth + 1)) return false;
     n++;
   }
   return n === Object.keys(bo).length;
+}
+
+function eqDeep(a0: Json, b0: Json, depth0: number): boolean {
+  const stack: { a: Json; b: Json; d: number }[] = [{ a: a0, b: b0, d: depth0 }];
+  while (stack.length > 0) {
+    const { a, b, d } = stack.pop()!;
+    if (d > MAX_DEPTH) fail('Equality check too deep');
+    if (a === b) continue;
+    if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      for (let i = a.length - 1; i >= 0; i--) stack.push({ a: a[i]!, b: b[i]!, d: d + 1 });
+      continue;
+    }
+    if (Array.isArray(b)) return false;
+    const bo = b as JsonObject;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(bo).length) return false;
+    for (let i = ka.length - 1; i >= 0; i--) {
+      if (!hasOwn(bo, ka[i]!)) return false;
+      stack.push({ a: a[ka[i]!]!, b: bo[ka[i]!]!, d: d + 1 });
+    }
+  }
+  return true;
 }
 
 // ---- indexing ----
@@ -374,10 +498,15 @@ export function setIndex(t: Json, k: Json, v: Json): Json {
   return fail(`Cannot update field at ${typeOf(k)} index of ${typeOf(t)}`);
 }
 
-export function getpath(t: Json, path: Json): Json {
+function checkPath(path: Json): Json[] {
   if (!Array.isArray(path)) fail('Path must be specified as an array');
+  if (path.length > MAX_DEPTH) fail('Path too deep');
+  return path;
+}
+
+export function getpath(t: Json, path: Json): Json {
   let v = t;
-  for (const k of path) {
+  for (const k of checkPath(path)) {
     if (v === null) return null;
     v = index(v, k);
   }
@@ -385,29 +514,27 @@ export function getpath(t: Json, path: Json): Json {
 }
 
 export function setpath(t: Json, path: Json, v: Json): Json {
-  if (!Array.isArray(path)) fail('Path must be specified as an array');
-  return setpathAt(t, path, 0, v);
+  return updatepath(t, checkPath(path), 0, () => v)!;
 }
 
-function setpathAt(t: Json, path: Json[], i: number, v: Json): Json {
-  if (i === path.length) return v;
-  const k = path[i]!;
-  const cur = t === null ? null : index(t, k);
-  return setIndex(t, k, setpathAt(cur, path, i + 1, v));
-}
-
-/** Apply `f` to the value at `path` (used by `|=` and the update-assignment operators). */
+/** Apply `f` to the value at `path` (used by `|=` and the update-assignment operators); undefined: delete nothing, keep. */
 export function updatepath(t: Json, path: Json[], i: number, f: (v: Json) => Json | undefined): Json | undefined {
-  if (i === path.length) return f(t);
-  const k = path[i]!;
-  const cur = t === null ? null : index(t, k);
-  const nv = updatepath(cur, path, i + 1, f);
+  // walk down (no recursion: paths may be as long as jq allows), then rebuild the containers upwards
+  const chain: Json[] = [];
+  let cur = t;
+  for (let j = i; j < path.length; j++) {
+    chain.push(cur);
+    cur = cur === null ? null : index(cur, path[j]!);
+  }
+  let nv = f(cur);
   if (nv === undefined) return undefined;
-  return setIndex(t, k, nv);
+  for (let j = path.length - 1; j >= i; j--) nv = setIndex(chain[j - i]!, path[j]!, nv);
+  return nv;
 }
 
 export function delpaths(t: Json, paths: Json): Json {
   if (!Array.isArray(paths)) fail('Paths must be specified as an array');
+  for (const p of paths) if (Array.isArray(p) && p.length > MAX_DEPTH) fail('Path too deep');
   const sorted = paths.slice().sort(compare);
   for (let i = sorted.length - 1; i >= 0; i--) {
     const p = sorted[i]!;
@@ -419,12 +546,18 @@ export function delpaths(t: Json, paths: Json): Json {
 
 function delpath(t: Json, p: Json[]): Json {
   if (p.length === 0) return null;
-  if (t === null) return null;
-  if (p.length === 1) return dels(t, [p[0]!]);
-  const k = p[0]!;
-  const child = index(t, k);
-  if (child === null) return t;
-  return setIndex(t, k, delpath(child, p.slice(1)));
+  const chain: Json[] = [];
+  let cur = t;
+  for (let j = 0; j < p.length - 1; j++) {
+    if (cur === null) return t;
+    chain.push(cur);
+    cur = index(cur, p[j]!);
+    if (cur === null) return t;
+  }
+  if (cur === null) return t;
+  let nv = dels(cur, [p[p.length - 1]!]);
+  for (let j = p.length - 2; j >= 0; j--) nv = setIndex(chain[j]!, p[j]!, nv);
+  return nv;
 }
 
 function dels(t: Json, keys: Json[]): Json {
@@ -477,13 +610,23 @@ export function subtract(a: Json, b: Json): Json {
 }
 
 function deepMerge(a: JsonObject, b: JsonObject): JsonObject {
-  const o = { ...a };
-  for (const k in b) {
-    const x = o[k];
-    const y = b[k]!;
-    setKey(o, k, x !== undefined && hasOwn(o, k) && isObject(x) && isObject(y) ? deepMerge(x, y) : y);
+  const root = { ...a };
+  const stack: { o: JsonObject; b: JsonObject; d: number }[] = [{ o: root, b, d: 0 }];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    if (t.d > MAX_DEPTH) fail('Object merge too deep');
+    const o = t.o;
+    for (const k in t.b) {
+      const x = o[k];
+      const y = t.b[k]!;
+      if (x !== undefined && hasOwn(o, k) && isObject(x) && isObject(y)) {
+        const copy = { ...x };
+        setKey(o, k, copy);
+        stack.push({ o: copy, b: y, d: t.d + 1 });
+      } else setKey(o, k, y);
+    }
   }
-  return o;
+  return root;
 }
 
 export function multiply(a: Json, b: Json): Json {
@@ -577,16 +720,61 @@ export function contains(a: Json, b: Json): boolean {
   return containsInner(a, b);
 }
 
-function containsInner(a: Json, b: Json): boolean {
+function containsInner(a: Json, b: Json, depth = 0): boolean {
+  if (depth >= RECURSE) return containsDeep(a, b, depth);
   if (isObject(a) && isObject(b)) {
     for (const k in b) {
-      if (!hasOwn(a, k) || !containsInner(a[k]!, b[k]!)) return false;
+      if (!hasOwn(a, k) || !containsInner(a[k]!, b[k]!, depth + 1)) return false;
     }
     return true;
   }
-  if (Array.isArray(a) && Array.isArray(b)) return b.every((y) => a.some((x) => containsInner(x, y)));
+  if (Array.isArray(a) && Array.isArray(b)) return b.every((y) => a.some((x) => containsInner(x, y, depth + 1)));
   if (typeof a === 'string' && typeof b === 'string') return a.includes(b);
   return equals(a, b);
+}
+
+/**
+ * containsInner with an explicit stack: a frame is a list of subgoals, an "all" frame false at its first
+ * false subgoal, an "any" frame true at its first true one.
+ */
+function containsDeep(a0: Json, b0: Json, depth0: number): boolean {
+  type Frame = { all: boolean; n: number; i: number; sub: (i: number) => Frame | boolean };
+  const expand = (a: Json, b: Json, d: number): Frame | boolean => {
+    if (d > MAX_DEPTH) fail('Containment check too deep');
+    if (isObject(a) && isObject(b)) {
+      const ks = Object.keys(b);
+      return { all: true, n: ks.length, i: 0, sub: (i) => (hasOwn(a, ks[i]!) ? expand(a[ks[i]!]!, b[ks[i]!]!, d + 1) : false) };
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      return { all: true, n: b.length, i: 0, sub: (j) => ({ all: false, n: a.length, i: 0, sub: (i) => expand(a[i]!, b[j]!, d + 1) }) };
+    }
+    if (typeof a === 'string' && typeof b === 'string') return a.includes(b);
+    return equals(a, b);
+  };
+  const root = expand(a0, b0, depth0);
+  if (typeof root === 'boolean') return root;
+  const stack: Frame[] = [root];
+  let res: boolean | null = null;
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]!;
+    if (res !== null) {
+      if (res !== f.all) {
+        stack.pop();
+        res = !f.all;
+        continue;
+      }
+      res = null;
+    }
+    if (f.i >= f.n) {
+      stack.pop();
+      res = f.all;
+      continue;
+    }
+    const s = f.sub(f.i++);
+    if (typeof s === 'boolean') res = s;
+    else stack.push(s);
+  }
+  return res!;
 }
 
 export function keys(v: Json, sorted: boolean): Json {

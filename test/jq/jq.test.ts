@@ -117,3 +117,19 @@ void test('modules: only with libraryPaths; imports shadow in order; data import
   assert.throws(() => compileJq('import "a" as foo {search: 1 + 1}; .', { libraryPaths: [lib] }), /Module metadata must be constant/);
   assert.throws(() => compileJq('"x" | modulemeta').run(null), /module not found: x/);
 });
+
+void test('depth limits as jq 1.8: values 10000 deep work, deeper ones give jq\'s errors, not a stack overflow', () => {
+  const deep = (n: number): unknown => compileJq(`reduce range(${n}) as $_ ([]; [.])`).run(null)[0];
+  const ok = deep(10000);
+  const tooDeep = deep(10001);
+  assert.deepEqual(compileJq('[(. == .), (. < [.]), contains(.), (tojson | test("skipped"))]').run(ok), [[true, true, true, false]]);
+  assert.deepEqual(compileJq('reduce range(9999) as $_ ([]; [.]) | tojson | fromjson | flatten').run(null), [[]]);
+  assert.match(compileJq('tojson').run(tooDeep)[0] as string, /^\[{10001}<skipped: too deep>\]{10001}$/);
+  assert.deepEqual(compileJq('[., .] | try sort catch .').run(tooDeep), ['Comparison too deep']);
+  assert.deepEqual(compileJq('try (. as $x | $x | contains($x)) catch .').run(tooDeep), ['Containment check too deep']);
+  assert.deepEqual(compileJq('try (tojson | fromjson | false) catch test("^Exceeds depth limit for parsing")').run(ok), [true]);
+  assert.deepEqual(compileJq('try getpath([range(10001) | 0]) catch .').run(null), ['Path too deep']);
+  assert.deepEqual(compileJq('setpath([range(10000) | "a"]; 1) | getpath([range(10000) | "a"])').run(null), [1]);
+  const objs = compileJq('reduce range(10001) as $_ ({}; {a: .}) as $x | try ($x * $x) catch .').run(null);
+  assert.deepEqual(objs, ['Object merge too deep']);
+});
