@@ -53,17 +53,28 @@ export function hasOwn(o: JsonObject, k: string): boolean {
 // ---- printing ----
 
 /** A number as jq 1.8 prints a double: shortest round-trip digits, exponent outside 1e-5 .. 1e17. */
+/**
+ * A number as jq 1.8.2 prints a double (jvp_dtoa_fmt: the shortest round-trip digits; exponent form
+ * when the decimal point is 4 or more places left of the digits or more than 15 places right of them).
+ */
 export function formatNumber(n: number): string {
   if (Number.isNaN(n)) return 'null';
   if (!Number.isFinite(n)) return n > 0 ? '1.7976931348623157e+308' : '-1.7976931348623157e+308';
   if (n === 0) return Object.is(n, -0) ? '-0' : '0';
-  if (Number.isInteger(n) && Math.abs(n) < 1e17) return String(n);
+  if (Number.isInteger(n) && n < 1e16 && n > -1e16) return String(n);
   const exp = n.toExponential();
   const i = exp.indexOf('e');
   const e = Number(exp.slice(i + 1));
-  if (e > -5 && e < 17) return String(n);
-  const ae = Math.abs(e);
-  return `${exp.slice(0, i)}e${e < 0 ? '-' : '+'}${ae < 10 ? '0' : ''}${ae}`;
+  const sign = n < 0 ? '-' : '';
+  const digits = exp.slice(sign.length, i).replace('.', '');
+  const decpt = e + 1;
+  if (decpt <= -4 || decpt > digits.length + 15) {
+    const ae = Math.abs(e);
+    return `${exp.slice(0, i)}e${e < 0 ? '-' : '+'}${ae < 10 ? '0' : ''}${ae}`;
+  }
+  if (decpt <= 0) return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
+  if (decpt >= digits.length) return sign + digits + '0'.repeat(decpt - digits.length);
+  return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
 }
 
 const ESC: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f' };

@@ -133,3 +133,9 @@ void test('depth limits as jq 1.8: values 10000 deep work, deeper ones give jq\'
   const objs = compileJq('reduce range(10001) as $_ ({}; {a: .}) as $x | try ($x * $x) catch .').run(null);
   assert.deepEqual(objs, ['Object merge too deep']);
 });
+
+void test('numbers print as jq 1.8.2 prints doubles (jvp_dtoa_fmt), checked against jq-wasm', () => {
+  const f = compileJq('[1e16, 1e15, 123456789012345680000, 1.5e-5, 0.0001, 1234567890123456789012345678901234, -123456789012345680000, 1e-7, 100, 3.0] | tojson');
+  assert.deepEqual(f.run(null), ['[1e+16,1000000000000000,123456789012345680000,1.5e-05,0.0001,1.2345678901234568e+33,-123456789012345680000,1e-07,100,3]']);
+  assert.deepEqual(compileJq('have_decnum').run(null), [false]);
+});
