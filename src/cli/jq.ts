@@ -2,12 +2,12 @@
  * `addon-operator jq [-c] [-r] [-n] [-s] [-L DIR] [--arg NAME VALUE] [--argjson NAME JSON] FILTER [FILE...]`:
  * the operator's own jq engine on JSON from files or stdin, printing as jq 1.8 prints, so that a hook
  * author can see what a binding's jqFilter gives (`kubectl get ... -o json | addon-operator jq ...`).
- * Exit codes as jq's: 2 usage or input error, 3 compile error, 5 runtime error, halt_error's own code.
+ * Exit codes as jq's: 2 usage error or unreadable file, 3 compile error, 5 runtime or input parse error,
+ * halt_error's own code.
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { Program, JqCompileFailure, JqHalt, JqRunError, jqDump, jqDumpPretty, type Json } from '../jq/index.js';
-import { splitJsonStream } from '../util/json.js';
+import { Program, JqCompileFailure, JqHalt, JqRunError, jqDump, jqDumpPretty, parseJsonStream, type Json } from '../jq/index.js';
 
 export interface JqIo {
   readonly readStdin: () => string;
@@ -89,13 +89,23 @@ export function runJqCommand(argv: readonly string[], io: JqIo): number {
     }
     throw e;
   }
-  let inputs: Json[];
+  let texts: string[];
   try {
-    const texts = args.files.length === 0 ? [{ text: io.readStdin(), name: '<stdin>' }] : args.files.map((f) => ({ text: io.readFile(f), name: f }));
-    inputs = args.nullInput && args.files.length === 0 ? [] : texts.flatMap((t) => splitJsonStream(t.text, t.name, UsageError, { scalars: true }).map((v) => v.value as Json));
+    texts = args.files.length === 0 ? (args.nullInput ? [] : [io.readStdin()]) : args.files.map((f) => io.readFile(f));
   } catch (e) {
-    io.err(`jq: error (at <unknown>): ${(e as Error).message}\n`);
+    io.err(`jq: error: Could not open ${(e as Error).message}\n`);
     return 2;
+  }
+  // jq's own parser (nan, jq's messages); the values before a parse error are still filtered, as jq does
+  let inputs: Json[] = [];
+  let parseError: string | null = null;
+  for (const text of texts) {
+    try {
+      parseJsonStream(text, (v) => inputs.push(v));
+    } catch (e) {
+      parseError = (e as Error).message;
+      break;
+    }
   }
   if (args.slurp) inputs = [inputs];
   const print = (v: Json): void => {
@@ -135,6 +145,10 @@ export function runJqCommand(argv: readonly string[], io: JqIo): number {
       const r = runOne(inputs[next++]!);
       if (r !== null) return r;
     }
+  }
+  if (parseError !== null) {
+    io.err(`jq: parse error: ${parseError}\n`);
+    return 5;
   }
   return code;
 }

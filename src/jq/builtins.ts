@@ -8,6 +8,7 @@ import { JqError, type Json } from './value.js';
 import { matchImpl } from './regex.js';
 import { format } from './format.js';
 import { gmtime, mktime, strftime, strptime } from './time.js';
+import { parseJsonValue } from './json.js';
 
 /** What a running filter may reach outside its input: further inputs, the log, the clock. */
 export interface Runtime {
@@ -283,7 +284,7 @@ defc('implode', 0, (x) => {
   if (!Array.isArray(x)) V.fail('implode input must be an array');
   let s = '';
   for (const c of x) {
-    if (typeof c !== 'number') V.fail(`${V.describe(c)} can't be imploded, unicode codepoint needs to be numeric`);
+    if (typeof c !== 'number' || Number.isNaN(c)) V.fail(`${V.describe(c)} can't be imploded, unicode codepoint needs to be numeric`);
     let cp = Math.trunc(c);
     if (cp > 0x10ffff || cp < 0 || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
     s += String.fromCodePoint(cp);
@@ -612,21 +613,13 @@ function builtinList(): Json {
   return builtinNames ?? [];
 }
 
-/** JSON text as jq's `fromjson` reads it (NaN and the like accepted as jq does). */
+/** JSON text as jq's `fromjson` reads it: JSON.parse, else jq's own parser (nan, jq's error messages). */
 export function parseJson(text: string): Json {
   try {
     return JSON.parse(text) as Json;
   } catch {
-    const t = text.trim();
-    if (t === 'nan' || t === 'NaN') return NaN;
-    if (t === '') V.fail(`Expected JSON value (while parsing '${text}')`);
-    V.fail(`${jsonErrorMessage(text)} (while parsing '${text}')`);
+    return parseJsonValue(text);
   }
-}
-
-function jsonErrorMessage(text: string): string {
-  void text;
-  return 'Invalid JSON text';
 }
 
 export type { Emit, Fn, Env };

@@ -148,4 +148,5 @@ export function validateJqFilter(filter: string): string | null {
 
 export { Program, JqCompileFailure, JqRunError, JqHalt } from './engine.js';
 export { dump as jqDump, dumpPretty as jqDumpPretty } from './value.js';
+export { parseJsonStream } from './json.js';
 export type { Json } from './value.js';

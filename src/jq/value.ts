@@ -543,23 +543,43 @@ export function updatepath(t: Json, path: Json[], i: number, f: (v: Json) => Jso
   return nv;
 }
 
+/** jq's jv_delpaths: sorted paths, and the keys of one container deleted at once (`del(.[1], .[-6])`). */
 export function delpaths(t: Json, paths: Json): Json {
   if (!Array.isArray(paths)) fail('Paths must be specified as an array');
-  for (const p of paths) if (Array.isArray(p) && p.length > MAX_DEPTH) fail('Path too deep');
   const sorted = paths.slice().sort(compare);
-  for (let i = sorted.length - 1; i >= 0; i--) {
-    const p = sorted[i]!;
-    if (!Array.isArray(p)) fail('Path must be specified as an array');
-    t = delpath(t, p);
+  for (const p of sorted) {
+    if (!Array.isArray(p)) fail(`Path must be specified as array, not ${typeOf(p)}`);
+    if (p.length > MAX_DEPTH) fail('Path too deep');
   }
-  return t;
+  if (sorted.length === 0) return t;
+  if ((sorted[0] as Json[]).length === 0) return null;
+  return delpathsSorted(t, sorted as Json[][], 0);
 }
 
-function delpath(t: Json, p: Json[]): Json {
-  if (p.length === 0) return null;
+function delpathsSorted(t: Json, paths: Json[][], start: number): Json {
+  if (paths.length === 1) return delpath(t, paths[0]!, start);
+  const delkeys: Json[] = [];
+  for (let i = 0; i < paths.length; ) {
+    const key = paths[i]![start]!;
+    const delkey = paths[i]!.length === start + 1;
+    let j = i + 1;
+    while (j < paths.length && equals(key, paths[j]![start]!)) j++;
+    if (delkey) delkeys.push(key);
+    else {
+      const sub = t === null ? null : index(t, key);
+      if (sub !== null) t = setIndex(t, key, delpathsSorted(sub, paths.slice(i, j), start + 1));
+    }
+    i = j;
+  }
+  return dels(t, delkeys);
+}
+
+/** One path (from `start`) deleted, without recursion: paths may be as long as jq allows. */
+function delpath(t: Json, p: Json[], start: number): Json {
+  if (p.length === start) return null;
   const chain: Json[] = [];
   let cur = t;
-  for (let j = 0; j < p.length - 1; j++) {
+  for (let j = start; j < p.length - 1; j++) {
     if (cur === null) return t;
     chain.push(cur);
     cur = index(cur, p[j]!);
@@ -567,7 +587,7 @@ function delpath(t: Json, p: Json[]): Json {
   }
   if (cur === null) return t;
   let nv = dels(cur, [p[p.length - 1]!]);
-  for (let j = p.length - 2; j >= 0; j--) nv = setIndex(chain[j]!, p[j]!, nv);
+  for (let j = p.length - 2; j >= start; j--) nv = setIndex(chain[j - start]!, p[j]!, nv);
   return nv;
 }
 
@@ -669,21 +689,30 @@ export function splitString(a: string, b: string): Json {
   return a.split(b);
 }
 
-function toIntMod(x: number): number {
-  if (Number.isNaN(x)) return 0;
-  if (x >= 2 ** 63) return 2 ** 63;
-  if (x <= -(2 ** 63)) return -(2 ** 63);
-  return Math.trunc(x);
+const INTMAX = 2n ** 63n - 1n;
+
+/** C's conversion of a double to intmax_t as jq's dtoi does it (saturating, truncating). */
+function dtoi(x: number): bigint {
+  if (x < -(2 ** 63)) return -INTMAX - 1n;
+  if (x >= 2 ** 63) return INTMAX;
+  return BigInt(Math.trunc(x));
 }
 
+/** jq's `%`: both operands truncated to intmax_t, C's remainder (the sign of the dividend). */
 export function modulo(a: Json, b: Json): Json {
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a) || Number.isNaN(b)) return NaN;
-    const bi = toIntMod(b);
-    if (bi === 0) fail(`${describe(a)} and ${describe(b)} cannot be divided (remainder) because the divisor is zero`);
-    if (Number.isNaN(a) || Number.isNaN(b)) return NaN;
-    const ai = toIntMod(a);
-    const r = Number(BigInt(ai) % BigInt(Math.abs(bi)));
+    if (a < 2 ** 53 && a > -(2 ** 53) && b < 2 ** 53 && b > -(2 ** 53)) {
+      const bi = Math.trunc(b);
+      if (bi === 0) fail(`${describe(a)} and ${describe(b)} cannot be divided (remainder) because the divisor is zero`);
+      if (bi === -1) return 0;
+      const r = Math.trunc(a) % bi;
+      return r === 0 ? 0 : r;
+    }
+    const bi = dtoi(b);
+    if (bi === 0n) fail(`${describe(a)} and ${describe(b)} cannot be divided (remainder) because the divisor is zero`);
+    if (bi === -1n) return 0;
+    const r = Number(dtoi(a) % bi);
     return r === 0 ? 0 : r;
   }
   return fail(`${describe(a)} and ${describe(b)} cannot be divided (remainder)`);

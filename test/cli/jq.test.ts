@@ -38,7 +38,7 @@ void test('--arg and --argjson bind variables', () => {
   assert.equal(run(['-c', '--arg', 'ns', 'prod', '--argjson', 'n', '{"k":2}', '[$ns, $n.k]'], 'null').out, '["prod",2]\n');
 });
 
-void test('errors: compile error exits 3 with jq\'s message, runtime error exits 5 and goes on, bad input exits 2', () => {
+void test('errors: compile error exits 3 with jq\'s message, runtime error exits 5 and goes on, bad input exits 5, a bad option 2', () => {
   const c = run(['.a |||'], '{}');
   assert.equal(c.code, 3);
   assert.match(c.err, /^jq: error: syntax error, unexpected '\|'.*line 1, column 5:\n/);
@@ -46,7 +46,9 @@ void test('errors: compile error exits 3 with jq\'s message, runtime error exits
   assert.equal(r.code, 5);
   assert.equal(r.out, '2\n');
   assert.match(r.err, /string \("x"\) and number \(1\) cannot be added/);
-  assert.equal(run(['.'], '{"a":').code, 2);
+  assert.deepEqual(run(['-c', '.'], '{"a":'), { code: 5, out: '', err: 'jq: parse error: Unfinished JSON term at EOF at line 1, column 5\n' });
+  assert.equal(run(['.'], '', {}).code, 0);
+  assert.equal(run(['.', 'missing.json']).code, 2);
   assert.equal(run(['--arg', 'x'], '').code, 2);
   assert.equal(run([], '').code, 2);
 });
@@ -70,4 +72,18 @@ void test('-L gives the library path of import/include as jq does; module errors
   assert.equal(bad.code, 3);
   assert.match(bad.err, /^jq: error: syntax error, unexpected ';', expecting end of file at \/.*\/syntaxerror\/syntaxerror\.jq, line 1, column 4\n/);
   assert.match(run(['-L'], 'null').err, /-L takes a parameter/);
+});
+
+void test('inputs are read by jq\'s parser: its extensions (nan, Infinity, a byte order mark) and its error messages', () => {
+  assert.deepEqual(run(['-c', 'map(isnan)'], '\ufeff[nan, NaN, 1, Infinity]'), { code: 0, out: '[true,true,false,false]\n', err: '' });
+  // the values before the error are filtered, then jq's message and exit 5
+  assert.deepEqual(run(['-c', '.a'], '{"a":1} {\'a\': 2}'), {
+    code: 5,
+    out: '1\n',
+    err: 'jq: parse error: Invalid string literal; expected ", but got \' at line 1, column 13\n',
+  });
+  assert.equal(run(['-c', '.'], '[1,]').err, 'jq: parse error: Expected another array element at line 1, column 4\n');
+  assert.equal(run(['-c', '.'], '[1 2]').err, 'jq: parse error: Expected separator between values at line 1, column 5\n');
+  assert.equal(run(['-c', '.'], 'nan1').err, 'jq: parse error: Invalid numeric literal at EOF at line 1, column 4\n');
+  assert.equal(run(['-c', '.'], '"a\tb"').err, 'jq: parse error: Invalid string: control characters from U+0000 through U+001F must be escaped at line 1, column 5\n');
 });

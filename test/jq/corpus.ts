@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Program, JqCompileFailure } from '../../src/jq/engine.js';
 import { equals, type Json } from '../../src/jq/value.js';
+import { parseJsonValue } from '../../src/jq/json.js';
 
 export interface Case {
   readonly id: string; // file:line
@@ -75,9 +76,9 @@ export function runCase(c: Case): string | null {
   }
   let input: Json;
   try {
-    input = parse(c.input!);
-  } catch {
-    return 'input is not JSON that JavaScript reads';
+    input = parseJsonValue(c.input!); // as jq's runner reads it: jq's parser (nan, a byte order mark)
+  } catch (e) {
+    return `input is not JSON that jq reads: ${(e as Error).message}`;
   }
   // as jq's own runner: a runtime error ends the outputs, which are then compared
   const outputs: Json[] = [];

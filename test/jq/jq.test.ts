@@ -139,3 +139,24 @@ void test('numbers print as jq 1.8.2 prints doubles (jvp_dtoa_fmt), checked agai
   assert.deepEqual(f.run(null), ['[1e+16,1000000000000000,123456789012345680000,1.5e-05,0.0001,1.2345678901234568e+33,-123456789012345680000,1e-07,100,3]']);
   assert.deepEqual(compileJq('have_decnum').run(null), [false]);
 });
+
+void test('fromjson reads as jq 1.8.2 reads (nan, jq\'s error messages naming line and column)', () => {
+  const f = compileJq('.[] | try (fromjson | if type == "number" and isnan then "nan" else . end) catch .');
+  assert.deepEqual(f.run(['NaN', '-nan', '[1,2', "{'a': 1}", '1 2', '', '{"a":1,}', '"\\u12"']), [
+    'nan',
+    'nan',
+    "Unfinished JSON term at EOF at line 1, column 4 (while parsing '[1,2')",
+    "Invalid string literal; expected \", but got ' at line 1, column 5 (while parsing '{'a': 1}')",
+    "Unexpected extra JSON values (while parsing '1 2')",
+    "Expected JSON value (while parsing '')",
+    "Expected another key-value pair at line 1, column 8 (while parsing '{\"a\":1,}')",
+    "Invalid \\uXXXX escape at line 1, column 6 (while parsing '\"\\u12\"')",
+  ]);
+});
+
+void test('del and delpaths delete the keys of one container at once, as jq 1.8.2; % truncates to intmax_t as jq', () => {
+  assert.deepEqual(compileJq('del(.[1], .[-6], .[2], .[-3:9])').run([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]), [[0, 3, 5, 6, 9]]);
+  assert.deepEqual(compileJq('delpaths([[0, "a"], [0, "b"], [1]])').run([{ a: 1, b: 2, c: 3 }, 2, 3]), [[{ c: 3 }, 3]]);
+  assert.deepEqual(compileJq('try delpaths([1]) catch .').run(null), ['Path must be specified as array, not number']);
+  assert.deepEqual(compileJq('[(infinite, -infinite) % (1, -1, infinite)], [5.7 % -3, -5 % 2.5, 1e300 % 3]').run(null), [[0, 0, 0, 0, 0, -1], [2, -1, 1]]);
+});
