@@ -6,8 +6,10 @@ package main
 // Helm 3.19 behaviour, written from the upstream libraries' documented behaviour and tests (see
 // README.md, "Library versions"):
 //
-//   - camelcase (xstrings.ToCamelCase): 1.5.0 returns lower camel case ("http_server" ->
-//     "httpServer"); 1.3.3 returned Pascal case and lower-cased every rune after a word's first.
+//   - camelcase: Sprig 3.3.0 maps it to xstrings 1.5.0's ToPascalCase (its functions.go: "camelcase
+//     used to call xstrings.ToCamelCase, but that function had a breaking change in version 1.5");
+//     ToPascalCase keeps the case of runes after a word's first ("CamelCase" stays), where 1.3.3's
+//     ToCamelCase lower-cased them.
 //   - merge/mergeOverwrite (mergo.Merge/MergeWithOverride): with overwrite, mergo 1.0.1 puts a map
 //     from src in place of a non-empty dst value that is not a map; 0.3.12 kept the dst value.
 //     This is applied before Sprig's own merge (Debian's mergo) does the rest.
@@ -21,7 +23,7 @@ import (
 )
 
 func helm319Funcs(f template.FuncMap) {
-	f["camelcase"] = camelCase150
+	f["camelcase"] = pascalCase150
 	f["mergeOverwrite"] = func(dst map[string]interface{}, srcs ...map[string]interface{}) interface{} {
 		for _, src := range srcs {
 			mapOverNonMap(dst, src)
@@ -44,13 +46,13 @@ func helm319Funcs(f template.FuncMap) {
 
 func isConnectorRune(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }
 
-// camelCase150 behaves as xstrings 1.5.0's ToCamelCase: leading connectors are kept; a single
-// connector between words is dropped and the rune after it upper-cased, a doubled connector keeps
-// one; the first rune is lower-cased; in a word that starts with an upper-case rune the upper-case
-// runs that follow are lower-cased until a lower-case rune appears ("GOLANG_IS" -> "golangIs",
-// "CamelCase" stays); a word of one upper-case rune at the very end is lower-cased too. A string
-// of one connector comes out twice ("_" -> "__"), as in xstrings.
-func camelCase150(s string) string {
+// pascalCase150 behaves as xstrings 1.5.0's ToPascalCase (toCamelCase with isBig): leading connectors
+// are kept; a single connector between words is dropped and the rune after it upper-cased, a doubled
+// connector keeps one; the first rune is upper-cased; in a word that starts with an upper-case rune
+// the upper-case runs that follow are lower-cased until a lower-case rune appears ("GOLANG_IS" ->
+// "GolangIs", "CamelCase" stays). A string of one connector comes out twice ("_" -> "__"), as in
+// xstrings.
+func pascalCase150(s string) string {
 	if s == "" {
 		return ""
 	}
@@ -64,7 +66,7 @@ func camelCase150(s string) string {
 		i++
 		if !isConnectorRune(r0) {
 			firstUpper = unicode.IsUpper(r0)
-			r0 = unicode.ToLower(r0)
+			r0 = unicode.ToUpper(r0)
 			break
 		}
 		out = append(out, r0)
@@ -92,9 +94,6 @@ func camelCase150(s string) string {
 			}
 			out = append(out, r1)
 		}
-	}
-	if firstUpper {
-		r0 = unicode.ToLower(r0)
 	}
 	return string(append(out, r0))
 }

@@ -297,13 +297,16 @@ function toDelimited(str: string, connector: string): string {
 }
 
 /**
- * xstrings 1.5.0 ToCamelCase (the one Sprig 3.3.0, so Helm 3.17+, links): lower camel case. Leading
- * connectors (`_`, `-`, spaces) are kept; a connector between words is dropped and the next rune is
- * upper-cased; a doubled connector keeps one; the first rune is lower-cased; a word that starts with
- * an upper-case rune has its following upper-case run lower-cased ("GOLANG_IS" -> "golangIs"), other
- * runes keep their case ("CamelCase" stays). A lone connector comes out twice, as in xstrings.
+ * xstrings 1.5.0 toCamelCase: with `isBig` its ToPascalCase, which Sprig 3.3.0 (so Helm 3.17+) maps
+ * `camelcase` to ("camelcase used to call xstrings.ToCamelCase, but that function had a breaking
+ * change in version 1.5 ... A new xstrings.ToPascalCase function was added": functions.go at v3.3.0).
+ * Leading connectors (`_`, `-`, spaces) are kept; a connector between words is dropped and the next
+ * rune is upper-cased; a doubled connector keeps one; the first rune is upper-cased (lower-cased
+ * without `isBig`); a word that starts with an upper-case rune has its following upper-case run
+ * lower-cased ("GOLANG_IS" -> "GolangIs"), other runes keep their case ("CamelCase" stays). A lone
+ * connector comes out twice, as in xstrings.
  */
-function camelcase(str: string): string {
+function toCamelCase(str: string, isBig: boolean): string {
   if (str === '') return '';
   const r = [...str];
   let out = '';
@@ -314,7 +317,7 @@ function camelcase(str: string): string {
     r0 = r[i++];
     if (!isConnectorCh(r0)) {
       firstUpper = isUpperCh(r0);
-      r0 = goMapCase(r0, false);
+      r0 = goMapCase(r0, isBig);
       break;
     }
     out += r0;
@@ -338,7 +341,7 @@ function camelcase(str: string): string {
       out += r1;
     }
   }
-  if (firstUpper) r0 = goMapCase(r0, false);
+  if (firstUpper && !isBig) r0 = goMapCase(r0, false);
   return out + r0;
 }
 
@@ -603,7 +606,7 @@ export const stringFuncs: Record<string, FuncDef> = {
   swapcase: d([S], ([s]) => swapcase(s)),
   shuffle: d([S], ([s]) => shuffle(s)),
   snakecase: d([S], ([s]) => toDelimited(s, '_')),
-  camelcase: d([S], ([s]) => camelcase(s)),
+  camelcase: d([S], ([s]) => toCamelCase(s, true)),
   kebabcase: d([S], ([s]) => toDelimited(s, '-')),
   wrap: d([I, S], ([l, s]) => wrapCustom(s, n(l), '', false)),
   wrapWith: d([I, S, S], ([l, sep, s]) => wrapCustom(s, n(l), sep, true)),
