@@ -9,7 +9,8 @@
  * - a rule evaluating to false gives its message; a missing key during evaluation skips the rule; a
  *   rule that does not compile, fails otherwise or gives a non-boolean is a problem too.
  * The evaluator is @bufbuild/cel (docs/compatibility.md records the measurement behind the choice).
- * Programs are compiled once per schema node and kept.
+ * Programs are compiled once per expression and kept; the walk visits only the properties below
+ * which a rule lies, and each value is converted to CEL at most once per check.
  */
 import { celEnv, celList, celMap, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
@@ -45,6 +46,23 @@ function mentionsOldSelf(node: unknown): boolean {
   return Object.values(node).some(mentionsOldSelf);
 }
 
+/** Programs by expression: the same rule in many modules or schema kinds is parsed and planned once. */
+const programs = new Map<string, { program: Program; usesOldSelf: boolean } | { error: string }>();
+
+function compileExpression(expression: string): { program: Program; usesOldSelf: boolean } | { error: string } {
+  let p = programs.get(expression);
+  if (!p) {
+    try {
+      const parsed = parse(expression);
+      p = { program: plan(env, parsed) as unknown as Program, usesOldSelf: mentionsOldSelf(parsed.expr) };
+    } catch (e) {
+      p = { error: `the rule "${expression}" does not compile: ${(e as Error).message}` };
+    }
+    programs.set(expression, p);
+  }
+  return p;
+}
+
 function compileRules(raw: JsonValue): CompiledRule[] {
   if (!Array.isArray(raw)) return [{ expression: '', message: '', usesOldSelf: false, error: `${RULES_KEY} must be a list of {expression, message}` }];
   return raw.map((entry): CompiledRule => {
@@ -52,12 +70,8 @@ function compileRules(raw: JsonValue): CompiledRule[] {
     const message = isPlainObject(entry) ? entry.message : undefined;
     if (typeof expression !== 'string' || expression === '') return { expression: '', message: '', usesOldSelf: false, error: `${RULES_KEY}: a rule has no expression` };
     if (typeof message !== 'string' || message === '') return { expression, message: '', usesOldSelf: false, error: `${RULES_KEY}: the rule "${expression}" has no message` };
-    try {
-      const parsed = parse(expression);
-      return { expression, message, usesOldSelf: mentionsOldSelf(parsed.expr), program: plan(env, parsed) as unknown as Program };
-    } catch (e) {
-      return { expression, message, usesOldSelf: false, error: `the rule "${expression}" does not compile: ${(e as Error).message}` };
-    }
+    const p = compileExpression(expression);
+    return 'error' in p ? { expression, message, usesOldSelf: false, error: p.error } : { expression, message, ...p };
   });
 }
 
@@ -69,23 +83,54 @@ function rulesOf(schema: JsonObject): CompiledRule[] | undefined {
   return rules;
 }
 
-/** JSON data as CEL values: maps with string keys, lists, doubles (structpb's conversion). */
-function toCel(v: JsonValue): CelInput {
-  if (Array.isArray(v)) return celList(v.map(toCel));
-  if (isPlainObject(v)) return celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)])));
-  return v;
+/**
+ * JSON data as CEL values: maps with string keys, lists, doubles (structpb's conversion). Objects and
+ * lists are converted once per check (`seen`): a level's value is shared with the levels above it.
+ */
+function toCel(v: JsonValue, seen: Map<object, CelInput>): CelInput {
+  if (v === null || typeof v !== 'object') return v;
+  let c = seen.get(v);
+  if (c === undefined) {
+    if (Array.isArray(v)) c = celList(v.map((x) => toCel(x, seen)));
+    else {
+      const m = new Map<string, CelInput>();
+      for (const k in v) m.set(k, toCel(v[k]!, seen));
+      c = celMap(m);
+    }
+    seen.set(v, c);
+  }
+  return c;
+}
+
+/**
+ * The rule-bearing part of a schema node: its own rules and the properties below which some rule
+ * lies. Computed once per schema node; subtrees without rules are never walked.
+ */
+interface RuleNode {
+  rules: CompiledRule[] | undefined;
+  children: [string, RuleNode][];
+}
+const ruleNodes = new WeakMap<JsonObject, RuleNode | null>();
+function ruleNodeOf(schema: JsonObject): RuleNode | null {
+  let node = ruleNodes.get(schema);
+  if (node === undefined) {
+    const children: [string, RuleNode][] = [];
+    if (isPlainObject(schema.properties)) {
+      for (const [name, sub] of Object.entries(schema.properties)) {
+        const child = isPlainObject(sub) ? ruleNodeOf(sub) : null;
+        if (child) children.push([name, child]);
+      }
+    }
+    const rules = rulesOf(schema);
+    node = rules || children.length ? { rules, children } : null;
+    ruleNodes.set(schema, node);
+  }
+  return node;
 }
 
 /** Does the schema tree hold any rule? (Spares the walk and the conversions for schemas without.) */
-const hasRulesCache = new WeakMap<JsonObject, boolean>();
 export function schemaHasRules(schema: JsonObject): boolean {
-  let has = hasRulesCache.get(schema);
-  if (has === undefined) {
-    const props = isPlainObject(schema.properties) ? Object.values(schema.properties) : [];
-    has = schema[RULES_KEY] !== undefined || props.some((p) => isPlainObject(p) && schemaHasRules(p));
-    hasRulesCache.set(schema, has);
-  }
-  return has;
+  return ruleNodeOf(schema) !== null;
 }
 
 /**
@@ -93,32 +138,39 @@ export function schemaHasRules(schema: JsonObject): boolean {
  * the same level; undefined (or null) when there is none, which skips transition rules.
  */
 export function celProblems(schema: JsonObject, value: JsonValue, old: JsonValue | undefined, segments: (string | number)[] = []): CelProblem[] {
-  if (!schemaHasRules(schema)) return [];
+  const node = ruleNodeOf(schema);
   const out: CelProblem[] = [];
-  if (isPlainObject(value) && isPlainObject(schema.properties)) {
+  if (node) check(node, value, old, segments, out, new Map());
+  return out;
+}
+
+/** Error texts of a missing key in @bufbuild/cel: cel-go's "no such key" skips the rule. */
+const MISSING_KEY = /field not found|no such key/;
+
+function check(node: RuleNode, value: JsonValue, old: JsonValue | undefined, segments: (string | number)[], out: CelProblem[], seen: Map<object, CelInput>): void {
+  if (node.children.length && isPlainObject(value)) {
     const oldMap = isPlainObject(old) ? old : undefined;
-    for (const [name, sub] of Object.entries(schema.properties)) {
-      if (!isPlainObject(sub) || !(name in value)) continue;
-      out.push(...celProblems(sub, value[name]!, oldMap?.[name], [...segments, name]));
+    for (const [name, child] of node.children) {
+      if (!Object.hasOwn(value, name)) continue;
+      check(child, value[name]!, oldMap && Object.hasOwn(oldMap, name) ? oldMap[name] : undefined, [...segments, name], out, seen);
     }
   }
-  const rules = rulesOf(schema);
-  if (!rules) return out;
+  const rules = node.rules;
+  if (!rules) return;
   const haveOld = old !== undefined && old !== null;
-  let self: CelInput | undefined;
-  let oldSelf: CelInput | undefined;
+  let vars: { self: CelInput; oldSelf: CelInput } | undefined;
   for (const rule of rules) {
     if (rule.error !== undefined) {
       out.push({ segments, message: rule.error });
       continue;
     }
     if (rule.usesOldSelf && !haveOld) continue;
-    self ??= toCel(value);
-    oldSelf ??= haveOld ? toCel(old) : null;
-    const result = rule.program!({ self, oldSelf });
+    vars ??= { self: toCel(value, seen), oldSelf: null };
+    // the previous value is converted only for a rule that reads it
+    if (rule.usesOldSelf && vars.oldSelf === null) vars.oldSelf = toCel(old!, seen);
+    const result = rule.program!(vars);
     if (isCelError(result)) {
-      // cel-go's "no such key": the rule does not apply to this value
-      if (/field not found|no such key/.test(result.message)) continue;
+      if (MISSING_KEY.test(result.message)) continue;
       out.push({ segments, message: `the rule "${rule.expression}" failed: ${result.message}` });
     } else if (typeof result !== 'boolean') {
       out.push({ segments, message: `the rule "${rule.expression}" must give a boolean` });
@@ -126,5 +178,4 @@ export function celProblems(schema: JsonObject, value: JsonValue, old: JsonValue
       out.push({ segments, message: rule.message });
     }
   }
-  return out;
 }
