@@ -21,7 +21,7 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { Store, StoreEvent } from './store.js';
 import { eventLine, type WatchHub } from './watch.js';
 import { toTable } from './table.js';
-import { openapiV2Document, openapiV2Protobuf, openapiV3Document, openapiV3Index } from './openapi.js';
+import { openapiV2Document, openapiV2Protobuf, openapiV3DocumentText, openapiV3Index } from './openapi.js';
 import { decodeProtobufObject, isProtobuf } from './protobuf.js';
 
 export interface RequestLogEntry {
@@ -227,16 +227,17 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   if (head === 'openapi') {
     if (segs[1] === 'v2' && segs.length === 2) {
       if (accept?.includes('protobuf')) {
-        return sendBuffer(res, 200, openapiV2Protobuf(), 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+        // Go's mime parser refuses the '@' of the old name (kubectl 1.27/1.28 fail on it): kube-openapi answers with the dotted one
+        return sendBuffer(res, 200, openapiV2Protobuf(), 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
       }
       return send(res, 200, JSON.stringify(openapiV2Document()));
     }
-    if (segs[1] === 'v3' && segs.length === 2) return send(res, 200, JSON.stringify(openapiV3Index(d.registry)));
+    if (segs[1] === 'v3' && segs.length === 2) return send(res, 200, JSON.stringify(await openapiV3Index(d.registry)));
     if (segs[1] === 'v3') {
       const [g, v] = segs[2] === 'api' ? ['', segs[3]] : [segs[3], segs[4]];
-      const doc = v ? openapiV3Document(d.registry, g ?? '', v) : undefined;
+      const doc = v ? await openapiV3DocumentText(d.registry, g ?? '', v) : undefined;
       if (!doc) throw notFoundPath();
-      return send(res, 200, JSON.stringify(doc));
+      return send(res, 200, doc);
     }
     throw notFoundPath();
   }

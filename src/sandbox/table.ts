@@ -48,6 +48,27 @@ function count(o: unknown): number {
   return o && typeof o === 'object' ? Object.keys(o).length : 0;
 }
 
+/** metav1.FormatLabelSelector: `app=web,tier in (a,b)`, `<none>` when empty. */
+function formatSelector(sel: any): string {
+  if (!sel || typeof sel !== 'object') return '<none>';
+  const parts: string[] = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${String(v)}`);
+  for (const e of sel.matchExpressions ?? []) {
+    const values = (e.values ?? []).join(',');
+    if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+  }
+  return parts.join(',') || '<none>';
+}
+
+/** The `-o wide` columns of workloads (priority 1: kubectl shows them only with `-o wide`). */
+const containerColumns = (spec: (o: any) => any): Column[] => [
+  col('Containers', (o) => (spec(o)?.containers ?? []).map((c: any) => c.name).join(','), 'string', 1),
+  col('Images', (o) => (spec(o)?.containers ?? []).map((c: any) => c.image).join(','), 'string', 1),
+];
+const SELECTOR = col('Selector', (o) => formatSelector(o.spec?.selector), 'string', 1);
+
 function builtinColumns(kind: string): Column[] {
   switch (kind) {
     case 'Namespace':
@@ -66,6 +87,10 @@ function builtinColumns(kind: string): Column[] {
         col('Status', (o) => o.status?.phase ?? 'Pending'),
         col('Restarts', (o) => (o.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0), 'string'),
         AGE,
+        col('IP', (o) => o.status?.podIP ?? '<none>', 'string', 1),
+        col('Node', (o) => o.spec?.nodeName ?? '<none>', 'string', 1),
+        col('Nominated Node', (o) => o.status?.nominatedNodeName ?? '<none>', 'string', 1),
+        col('Readiness Gates', (o) => (o.spec?.readinessGates ?? []).length ? String(o.spec.readinessGates.length) : '<none>', 'string', 1),
       ];
     case 'Deployment':
     case 'StatefulSet':
@@ -76,6 +101,8 @@ function builtinColumns(kind: string): Column[] {
           ? [col('Up-to-date', (o) => o.status?.updatedReplicas ?? 0, 'integer'), col('Available', (o) => o.status?.availableReplicas ?? 0, 'integer')]
           : []),
         AGE,
+        ...containerColumns((o) => o.spec?.template?.spec),
+        ...(kind === 'Deployment' ? [SELECTOR] : []),
       ];
     case 'Service':
       return [
@@ -85,13 +112,21 @@ function builtinColumns(kind: string): Column[] {
         col('External-IP', (o) => (o.spec?.externalIPs ?? []).join(',') || '<none>'),
         col('Port(s)', (o) => (o.spec?.ports ?? []).map((p: any) => `${p.port}/${p.protocol ?? 'TCP'}`).join(',') || '<none>'),
         AGE,
+        col('Selector', (o) => Object.entries(o.spec?.selector ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(',') || '<none>', 'string', 1),
       ];
     case 'CustomResourceDefinition':
       return [NAME, col('Created At', (o) => o.metadata?.creationTimestamp ?? '', 'date')];
     case 'Lease':
       return [NAME, col('Holder', (o) => o.spec?.holderIdentity ?? ''), AGE];
     case 'Job':
-      return [NAME, col('Status', (o) => (o.status?.succeeded ? 'Complete' : 'Running')), col('Completions', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), AGE];
+      return [
+        NAME,
+        col('Status', (o) => (o.status?.succeeded ? 'Complete' : 'Running')),
+        col('Completions', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`),
+        AGE,
+        ...containerColumns((o) => o.spec?.template?.spec),
+        SELECTOR,
+      ];
     default:
       return [NAME, AGE];
   }
