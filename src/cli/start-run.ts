@@ -11,7 +11,9 @@ import { RestMapper } from '../kube/mapper.js';
 import { KubeMonitors } from '../kube/monitor.js';
 import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
-import { isApiStatus, requestJson } from '../kube/http.js';
+import { cloneClient, configureClient, isApiStatus, requestJson } from '../kube/http.js';
+import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { HaMode, haSettings } from './start-ha.js';
 import { connectionStats } from '../kube/connections.js';
 import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metrics.js';
 import { HelmReleases } from '../helm/releases.js';
@@ -31,7 +33,20 @@ import type { StartOptions } from './start.js';
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 const LOG_TYPES = ['json', 'text', 'color'];
 
-function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: number; historyMax: number; unnumberedOrder: number; listenPort: number; parallelModuleRuns: number } {
+/** A QPS flag: a non-negative number (0: no limit). */
+function parseQps(text: string, flag: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new UserError(`${flag}: "${text}" is not a non-negative number`);
+  return n;
+}
+
+function parseBurst(text: string, flag: string): number {
+  const n = parseOrder(text, flag);
+  if (n < 1) throw new UserError(`${flag}: the burst must be at least 1`);
+  return n;
+}
+
+function checkOptions(opts: StartOptions) {
   if (!LOG_LEVELS.includes(opts.logLevel)) throw new UserError(`--log-level: "${opts.logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
   if (!LOG_TYPES.includes(opts.logType)) throw new UserError(`--log-type: "${opts.logType}" is not one of ${LOG_TYPES.join(', ')}`);
   if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
@@ -44,20 +59,24 @@ function checkOptions(opts: StartOptions): { hookTimeoutMs: number; shutdownMs: 
     historyMax: parseOrder(opts.helmHistoryMax, '--helm-history-max'),
     listenPort: parsePort(opts.listenPort, '--listen-port'),
     parallelModuleRuns: Math.max(1, parseOrder(opts.parallelModuleRuns ?? '1', '--parallel-module-runs')),
+    kubeClient: { qps: parseQps(opts.kubeClientQps ?? '5', '--kube-client-qps'), burst: parseBurst(opts.kubeClientBurst ?? '10', '--kube-client-burst') },
+    patcherClient: {
+      qps: parseQps(opts.objectPatcherKubeClientQps ?? '5', '--object-patcher-kube-client-qps'),
+      burst: parseBurst(opts.objectPatcherKubeClientBurst ?? '10', '--object-patcher-kube-client-burst'),
+      timeoutMs: parseDuration(opts.objectPatcherKubeClientTimeout ?? '10s', '--object-patcher-kube-client-timeout'),
+    },
   };
 }
 
-function loadKubeConfig(opts: StartOptions, sandbox: Sandbox | undefined): KubeConfig {
-  const kc = new KubeConfig();
+/** The main client (KUBE_CLIENT_QPS/BURST) from the kubeconfig, the sandbox's or the pod's service account. */
+function mainClient(opts: StartOptions, checked: Checked, sandbox: Sandbox | undefined): KubeConfig {
+  let kc: KubeConfig;
   try {
-    if (sandbox) kc.loadFromFile(sandbox.kubeconfigPath);
-    else if (opts.kubeConfig) kc.loadFromFile(opts.kubeConfig);
-    else kc.loadFromDefault();
-    if (opts.kubeContext) kc.setCurrentContext(opts.kubeContext);
+    ({ kc } = loadKubeConfig({ file: sandbox?.kubeconfigPath ?? opts.kubeConfig, context: opts.kubeContext }));
   } catch (e) {
     throw new UserError(`cannot load the kubeconfig: ${errorMessage(e)}`);
   }
-  if (!kc.getCurrentCluster()) throw new UserError('no Kubernetes cluster configured: give --kube-config, set KUBECONFIG, run in a cluster, or use --sandbox');
+  configureClient(kc, checked.kubeClient);
   return kc;
 }
 
@@ -73,6 +92,7 @@ async function ensureNamespace(kc: KubeConfig, namespace: string): Promise<void>
 
 export async function runStart(opts: StartOptions): Promise<void> {
   const checked = checkOptions(opts);
+  const ha = haSettings(process.env, opts.sandbox);
   const log = createLogger({ level: opts.logLevel as LogLevel, type: opts.logType as LogType, noTime: opts.logNoTime });
 
   // the HTTP server answers probes from the start: /readyz says 503 until the first converge is done
@@ -81,12 +101,25 @@ export async function runStart(opts: StartOptions): Promise<void> {
   const metrics = new OperatorMetrics({ prefix: opts.prometheusMetricsPrefix, sources: metricSources(ref) });
   registerKubeConnectionMetrics(metrics.registry, metrics.prefix, connectionStats);
   const hookMetrics = new HookMetricsStorage();
-  const http = new HttpServer({ host: opts.listenAddress ?? (opts.sandbox ? '127.0.0.1' : '0.0.0.0'), port: checked.listenPort, sources: httpSources(ref, metrics, hookMetrics) });
+  // HA: the client is made first, as the election needs it; a standby's /readyz asks the leader's
+  const kc = ha ? mainClient(opts, checked, undefined) : undefined;
+  let haMode: HaMode | undefined;
+  const readiness = ha ? () => haMode!.readiness() : undefined;
+  const http = new HttpServer({ host: opts.listenAddress ?? (opts.sandbox ? '127.0.0.1' : '0.0.0.0'), port: checked.listenPort, sources: httpSources(ref, metrics, hookMetrics, readiness) });
   await http.start();
   metrics.start();
   log.info({ address: `http://${http.address.host}:${http.address.port}` }, 'HTTP server listening: /healthz /readyz /metrics /metrics/hooks /status/converge');
   try {
-    await loadAndRun(opts, checked, { log, metrics, hookMetrics, created: (op) => (operator = op) });
+    if (ha && kc) {
+      haMode = new HaMode(ha, kc, log, () => http.address.port);
+      // a standby loads nothing and runs no hook (not even --config) until it leads
+      if (!(await haMode.lead())) return;
+    }
+    try {
+      await loadAndRun(opts, checked, { log, metrics, hookMetrics, kc, created: (op) => (operator = op) });
+    } finally {
+      await haMode?.release();
+    }
   } finally {
     metrics.stop();
     await http.stop();
@@ -94,9 +127,10 @@ export async function runStart(opts: StartOptions): Promise<void> {
 }
 
 type Checked = ReturnType<typeof checkOptions>;
-type Wiring = Pick<RunContext, 'log' | 'metrics' | 'hookMetrics' | 'created'>;
+type Wiring = Pick<RunContext, 'log' | 'metrics' | 'hookMetrics' | 'created' | 'kc'>;
 
-async function loadAndRun(opts: StartOptions, { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder, parallelModuleRuns }: Checked, wiring: Wiring): Promise<void> {
+async function loadAndRun(opts: StartOptions, checked: Checked, wiring: Wiring): Promise<void> {
+  const { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder, parallelModuleRuns } = checked;
   const { log } = wiring;
   const namespace = opts.namespace || 'default';
   mkdirSync(opts.tmpDir, { recursive: true });
@@ -123,13 +157,16 @@ async function loadAndRun(opts: StartOptions, { hookTimeoutMs, shutdownMs, histo
     log.info({ url: sandbox.url, kubeconfig: sandbox.kubeconfigPath }, 'embedded API server started (sandbox: not a production cluster)');
   }
   try {
-    await runOperator(opts, { ...wiring, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns });
+    await runOperator(opts, { ...wiring, checked, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns });
   } finally {
     await sandbox?.stop();
   }
 }
 
 interface RunContext {
+  checked: Checked;
+  /** The main client when made before (HA mode). */
+  kc: KubeConfig | undefined;
   log: Logger;
   manager: ModuleManager;
   sandbox: Sandbox | undefined;
@@ -143,13 +180,16 @@ interface RunContext {
   created: (operator: Operator) => void;
 }
 
-async function runOperator(opts: StartOptions, { log, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns, metrics, hookMetrics, created }: RunContext): Promise<void> {
-  const kc = loadKubeConfig(opts, sandbox);
+async function runOperator(opts: StartOptions, { checked, log, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns, metrics, hookMetrics, created, kc: madeKc }: RunContext): Promise<void> {
+  const kc = madeKc ?? mainClient(opts, checked, sandbox);
   if (sandbox) await ensureNamespace(kc, namespace);
 
   const mapper = new RestMapper(kc);
   const monitors = new KubeMonitors({ kc, resolve: (apiVersion, kind) => mapper.resolve(apiVersion, kind) });
-  const patcher = new ObjectPatcher({ kc, mapper });
+  // hooks' Kubernetes operations go through a client of their own (OBJECT_PATCHER_KUBE_CLIENT_*), and
+  // Helm through another without a rate limit, as the Go original's helm3lib has its own client
+  const patcher = new ObjectPatcher({ kc: cloneClient(kc, checked.patcherClient), mapper });
+  const helmKc = cloneClient(kc, { qps: 0 });
   const kube: KubernetesPort = {
     createMonitor: (binding, options) => monitors.createMonitor(binding, options),
     applyOperations: (operations, options) => patcher.applyOperations(operations, options),
@@ -158,7 +198,7 @@ async function runOperator(opts: StartOptions, { log, manager, sandbox, namespac
     manager,
     namespace,
     kube,
-    helm: new HelmReleases({ kc, mapper, historyMax }),
+    helm: new HelmReleases({ kc: helmKc, mapper, historyMax }),
     config: new ConfigMapSource({ kc, namespace, name: opts.configMap }),
     logger: log,
     metrics,

@@ -100,6 +100,21 @@ class Spawner {
     return { kill: (signal) => helper.connected && helper.send({ id, kill: signal }) };
   }
 
+  /** Kills every running hook's process group (SIGKILL, by the helper) and waits for the helper to exit (at most 2 s). */
+  async killAll(): Promise<void> {
+    const helper = this.helper;
+    if (!helper?.connected) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      helper.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      // the helper kills its children's groups when its channel closes
+      helper.disconnect();
+    });
+  }
+
   get pid(): number | undefined {
     return this.helper?.connected ? this.helper.pid : undefined;
   }
@@ -155,6 +170,11 @@ const spawner = new Spawner();
 /** The helper's pid, or undefined when it is not running (for tests and diagnostics). */
 export function spawnerPid(): number | undefined {
   return spawner.pid;
+}
+
+/** Kills every hook process running now, with the processes they started (a leader that lost its lease). */
+export function killAllProcesses(): Promise<void> {
+  return spawner.killAll();
 }
 
 /** Starts `req` through the helper process. */

@@ -9,6 +9,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isApiStatus, requestJson, watchStream } from './http.js';
+import { backoffDelay } from '../util/rate-limit.js';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -109,8 +110,7 @@ export class Informer {
 
   private delay(attempt: number): number {
     const { initialMs, maxMs } = this.opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
-    const base = Math.min(maxMs, initialMs * 2 ** (attempt - 1));
-    return base / 2 + Math.random() * (base / 2);
+    return backoffDelay(attempt, initialMs, maxMs);
   }
 
   private sleep(ms: number): Promise<void> {

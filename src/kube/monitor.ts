@@ -23,6 +23,7 @@ import type { SnapshotItem } from '../hooks/binding-context.js';
 import { filterObject, filterObjects } from '../hooks/snapshot.js';
 import { errorMessage } from '../util/errors.js';
 import { Informer, type KubeObject, type WatchEventType } from './informer.js';
+import { backoffDelay } from '../util/rate-limit.js';
 
 /** What `RestMapper.resolve` answers for (apiVersion, kind). */
 export interface ResolvedKind {
@@ -84,11 +85,6 @@ export function fieldSelectorString(selector: FieldSelector | undefined, name?: 
 export function collectionPath(target: ResolvedKind, namespace: string): string {
   const base = target.group === '' ? `/api/${target.version}` : `/apis/${target.group}/${target.version}`;
   return target.namespaced && namespace !== '' ? `${base}/namespaces/${namespace}/${target.resource}` : `${base}/${target.resource}`;
-}
-
-function backoffDelay(backoff: Backoff, attempt: number): number {
-  const base = Math.min(backoff.maxMs, backoff.initialMs * 2 ** (attempt - 1));
-  return base / 2 + Math.random() * (base / 2);
 }
 
 const unique = (list: readonly string[]) => [...new Set(list)];
@@ -197,7 +193,7 @@ class Monitor implements BindingMonitor {
           e,
         );
         let timer: NodeJS.Timeout | undefined;
-        await this.unlessStopped(new Promise((resolve) => (timer = setTimeout(resolve, backoffDelay(this.backoff, attempt)))));
+        await this.unlessStopped(new Promise((resolve) => (timer = setTimeout(resolve, backoffDelay(attempt, this.backoff.initialMs, this.backoff.maxMs)))));
         clearTimeout(timer);
       }
     }

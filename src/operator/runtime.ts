@@ -17,7 +17,7 @@ import type { ConfigData } from '../config/configmap.js';
 import type { ConfigSource, HelmPort, KubernetesPort } from './ports.js';
 import { HookBindings, type HookEventSink } from './hook-bindings.js';
 import { ConvergeStatus } from './converge-status.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from '../util/rate-limit.js';
 import { Activity } from './activity.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { hookLabel, makeTask, type BindingType, type ConvergeEvent, type OperatorTask, type TaskMeta } from './tasks.js';

@@ -64,10 +64,11 @@ export function metricSources(ref: RuntimeRef): ScrapeSources {
 
 const notStarted = new ConvergeStatus();
 
-export function httpSources(ref: RuntimeRef, metrics: OperatorMetrics, hookMetrics: HookMetricsStorage): HttpSources {
+export function httpSources(ref: RuntimeRef, metrics: OperatorMetrics, hookMetrics: HookMetricsStorage, readiness?: HttpSources['readiness']): HttpSources {
   const converge = () => ref()?.converge ?? notStarted;
   return {
     ready: () => converge().ready,
+    ...(readiness ? { readiness } : {}),
     convergeText: () => converge().text(),
     convergeJson: () => converge().json(),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),

@@ -480,6 +480,7 @@ function watch(
   };
 
   let timers: NodeJS.Timeout[] = [];
+  let unregister: (() => void) | undefined;
   const w = d.hub.add({
     tkey,
     ns: t.namespaced ? ns : '',
@@ -498,7 +499,8 @@ function watch(
       res.end();
     },
   });
-  const unregister = d.onWatchOpen?.(() => w.close());
+  // declared before the call: onWatchOpen closes a watch at once when the server is stopping
+  unregister = d.onWatchOpen?.(() => w.close());
 
   // Catch-up: everything after `from`, or the current state as ADDED events.
   if (from >= 0 && !(sendInitial && query.sendInitialEvents === 'true')) {

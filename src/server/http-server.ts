@@ -12,6 +12,8 @@ import { STATUS_PAGE_HTML } from './status-page.js';
 export interface HttpSources {
   /** The first converge is done. */
   ready(): boolean;
+  /** An answer of /readyz that replaces ready()'s (a standby in HA mode asks the leader). */
+  readiness?(): Promise<{ code: number; body: string } | undefined>;
   convergeText(): string;
   convergeJson(): unknown;
   /** `/metrics`: the operator's registry. */
@@ -39,7 +41,11 @@ function routes(s: HttpSources): Map<string, Route> {
   return new Map<string, Route>([
     ['/', () => ({ code: 200, type: 'text/html; charset=utf-8', body: STATUS_PAGE_HTML })],
     ['/healthz', () => text('')],
-    ['/readyz', () => (s.ready() ? text('Startup converge done.\n') : text('Startup converge in progress\n', 503))],
+    ['/readyz', async () => {
+      const r = await s.readiness?.();
+      if (r) return text(r.body, r.code);
+      return s.ready() ? text('Startup converge done.\n') : text('Startup converge in progress\n', 503);
+    }],
     ['/metrics', async () => {
       const m = await s.metrics();
       return { code: 200, type: m.contentType, body: m.body };

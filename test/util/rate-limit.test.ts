@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RateLimiter } from '../../src/operator/rate-limit.js';
+import { RateLimiter } from '../../src/util/rate-limit.js';
 
 test('a hook rate limit lets a burst through, then one run per interval', async () => {
   const limiter = new RateLimiter(80, 2);
