@@ -480,7 +480,8 @@ function watch(
   };
 
   let timers: NodeJS.Timeout[] = [];
-  let unregister: (() => void) | undefined;
+  // filled after the watch exists: onWatchOpen closes a watch at once when the server is stopping
+  const registration: { unregister?: () => void } = {};
   const w = d.hub.add({
     tkey,
     ns: t.namespaced ? ns : '',
@@ -495,12 +496,11 @@ function watch(
     end: () => {
       for (const tm of timers) clearTimeout(tm);
       timers = [];
-      unregister?.();
+      registration.unregister?.();
       res.end();
     },
   });
-  // declared before the call: onWatchOpen closes a watch at once when the server is stopping
-  unregister = d.onWatchOpen?.(() => w.close());
+  registration.unregister = d.onWatchOpen?.(() => w.close());
 
   // Catch-up: everything after `from`, or the current state as ADDED events.
   if (from >= 0 && !(sendInitial && query.sendInitialEvents === 'true')) {
