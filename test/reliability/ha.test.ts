@@ -1,0 +1,270 @@
+/**
+ * HA mode (issue 13): operators as processes on one sandbox, each with its own global hook that
+ * writes what it did to a shared file. Timings are shortened by the ADDON_OPERATOR_HA_* variables.
+ * Two operators listen on the same port on two loopback addresses, as two pods on their pod IPs.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { closeConnections } from '../../src/kube/connections.js';
+import { requestJson } from '../../src/kube/http.js';
+import { haSettings } from '../../src/cli/start-ha.js';
+import { LeaderElector, haIdentity, leaderHost } from '../../src/kube/leader-election.js';
+import { MAIN, bashHook, logRecords, waitFor } from '../helpers/operator-process.js';
+
+const LEASE = { duration: 4000, renew: 3000, retry: 1000 };
+const HA_ENV = {
+  ADDON_OPERATOR_HA: 'true',
+  ADDON_OPERATOR_NAMESPACE: 'addons',
+  ADDON_OPERATOR_HA_LEASE_DURATION: `${LEASE.duration}ms`,
+  ADDON_OPERATOR_HA_RENEW_DEADLINE: `${LEASE.renew}ms`,
+  ADDON_OPERATOR_HA_RETRY_PERIOD: `${LEASE.retry}ms`,
+};
+
+interface Op {
+  name: string;
+  ip: string;
+  output(): string;
+  exited: Promise<number | null>;
+  exitedAt(): number | undefined;
+  kill(signal: NodeJS.Signals): void;
+  logged(msg: string): boolean;
+}
+
+/** A free port on both loopback addresses. */
+async function freePort(hosts: string[]): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = createServer().listen(0, hosts[0], () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+      s.on('error', reject);
+    });
+    const free = await Promise.all(
+      hosts.slice(1).map(
+        (h) =>
+          new Promise<boolean>((resolve) => {
+            const s = createServer().listen(port, h, () => s.close(() => resolve(true)));
+            s.on('error', () => resolve(false));
+          }),
+      ),
+    );
+    if (free.every(Boolean)) return port;
+  }
+}
+
+async function cluster(t: { after: (fn: () => unknown) => void }) {
+  const sandbox = await startSandbox();
+  t.after(() => sandbox.stop());
+  const kc = new KubeConfig();
+  kc.loadFromFile(sandbox.kubeconfigPath);
+  t.after(() => closeConnections(kc));
+  await requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'addons' } });
+  const dir = mkdtempSync(join(tmpdir(), 'ha-test-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { sandbox, kc, dir, trace: join(dir, 'trace') };
+}
+
+/** An operator process named `name` on `ip`:`port` whose global hook runs `body` on startup and every second. */
+function operator(t: { after: (fn: () => unknown) => void }, sandbox: Sandbox, dir: string, name: string, ip: string, port: number, body: string): Op {
+  const root = join(dir, name);
+  mkdirSync(join(root, 'global-hooks', 'hooks'), { recursive: true });
+  mkdirSync(join(root, 'modules'), { recursive: true });
+  const hook = join(root, 'global-hooks', 'hooks', 'work');
+  writeFileSync(hook, bashHook({ configVersion: 'v1', onStartup: 1, schedule: [{ name: 'tick', crontab: '*/1 * * * * *' }] }, body));
+  chmodSync(hook, 0o755);
+  const args = ['--import', 'tsx', MAIN, 'start', '--kube-config', sandbox.kubeconfigPath, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(root, 'debug.socket')];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...HA_ENV, ADDON_OPERATOR_POD: name, ADDON_OPERATOR_LISTEN_ADDRESS: ip } });
+  let out = '';
+  let exitedAt: number | undefined;
+  child.stdout.on('data', (c: Buffer) => (out += c));
+  child.stderr.on('data', (c: Buffer) => (out += c));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      exitedAt = Date.now();
+      resolve(code);
+    }),
+  );
+  t.after(() => {
+    if (exitedAt === undefined) child.kill('SIGKILL');
+  });
+  return {
+    name,
+    ip,
+    output: () => out,
+    exited,
+    exitedAt: () => exitedAt,
+    kill: (signal) => child.kill(signal),
+    logged: (msg) => logRecords(out).some((r) => r.msg === msg),
+  };
+}
+
+const ACQUIRED = 'leader election: acquired the lease, leading';
+
+function lease(sandbox: Sandbox): { holderIdentity?: string; acquireTime?: string; renewTime?: string; leaseTransitions?: number } | undefined {
+  return sandbox.getObject('coordination.k8s.io/v1', 'Lease', 'addons', 'addon-operator-leader-election')?.spec;
+}
+
+/** The trace lines `<operator> <event> <epoch ms>` the hooks wrote. */
+function traceLines(trace: string): Array<{ op: string; event: string }> {
+  if (!existsSync(trace)) return [];
+  return readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [op, event] = l.split(' ');
+      return { op: op!, event: event! };
+    });
+}
+
+test('HA settings: each missing variable is named, the timings are checked, the identity is the Go one', () => {
+  const env = { ADDON_OPERATOR_HA: 'true', ADDON_OPERATOR_POD: 'ao-1', ADDON_OPERATOR_LISTEN_ADDRESS: '10.0.0.7', ADDON_OPERATOR_NAMESPACE: 'd8' };
+  assert.equal(haSettings({}, false), undefined);
+  assert.deepEqual(haSettings(env, false), { identity: 'ao-1.10-0-0-7.d8.pod', namespace: 'd8', leaseDurationMs: 35_000, renewDeadlineMs: 30_000, retryPeriodMs: 10_000 });
+  for (const name of ['ADDON_OPERATOR_POD', 'ADDON_OPERATOR_LISTEN_ADDRESS', 'ADDON_OPERATOR_NAMESPACE']) {
+    assert.throws(() => haSettings({ ...env, [name]: '' }, false), { name: 'UserError', message: new RegExp(`^ADDON_OPERATOR_HA=true needs ${name} \\(`) });
+  }
+  assert.throws(() => haSettings(env, true), /not --sandbox/);
+  assert.throws(() => haSettings({ ...env, ADDON_OPERATOR_HA_RENEW_DEADLINE: '40s' }, false), /RETRY_PERIOD < .*RENEW_DEADLINE < .*LEASE_DURATION/);
+  assert.equal(haIdentity('p', '10.1.2.3', 'ns'), 'p.10-1-2-3.ns.pod');
+  assert.equal(leaderHost('p.10-1-2-3.ns.pod'), '10.1.2.3');
+  assert.equal(leaderHost('p.fd00::1.ns.pod'), '[fd00::1]');
+  assert.equal(leaderHost('some-host'), 'some-host');
+});
+
+test('a missing HA variable stops start with exit code 1 and says which', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', '--namespace', 'addons', '--global-hooks-dir', tmpdir()], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ADDON_OPERATOR_HA: 'true', ADDON_OPERATOR_POD: 'ao-1', ADDON_OPERATOR_LISTEN_ADDRESS: '', ADDON_OPERATOR_NAMESPACE: 'addons' },
+  });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  assert.equal(code, 1);
+  assert.match(err, /ADDON_OPERATOR_HA=true needs ADDON_OPERATOR_LISTEN_ADDRESS \(the pod IP \(fieldRef status\.podIP\)\); it is not set/);
+  assert.doesNotMatch(err, /\n\s+at /, 'no stack trace');
+});
+
+test('two candidates racing for the lease: exactly one wins each round, and a released lease is taken at once', async (t) => {
+  const { kc } = await cluster(t);
+  const make = (id: string) => new LeaderElector({ kc, namespace: 'addons', name: 'race', identity: id, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 });
+  const a = make('a');
+  const b = make('b');
+  t.after(() => {
+    a.stop();
+    b.stop();
+  });
+  const first = await Promise.race([a.acquire().then(() => a), b.acquire().then(() => b)]);
+  const second = first === a ? b : a;
+  assert.equal(first.isLeader(), true);
+  assert.equal(second.isLeader(), false);
+  first.keepLeading(() => assert.fail('the leader lost its lease'));
+  // the standby keeps trying and never wins while the leader renews (several lease durations' worth of retries)
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(second.isLeader(), false);
+  assert.equal(second.leader(), first.leader());
+  await first.release();
+  await waitFor(() => second.isLeader(), 'the standby takes the released lease', 30_000);
+  const spec = (await requestJson<{ spec: { holderIdentity: string; leaseTransitions: number } }>(kc, 'GET', '/apis/coordination.k8s.io/v1/namespaces/addons/leases/race')).spec;
+  assert.equal(spec.holderIdentity, second.leader());
+  assert.equal(spec.leaseTransitions, 1);
+});
+
+test('two operators: never two leaders, the standby answers /readyz from the leader, takes over within lease + retry after a SIGKILL, SIGTERM releases', { timeout: 240_000 }, async (t) => {
+  const { sandbox, dir, trace } = await cluster(t);
+  const port = await freePort(['127.0.0.2', '127.0.0.3']);
+  const body = (name: string) => `echo "${name} ran $(date +%s%3N)" >> ${trace}`;
+  const a = operator(t, sandbox, dir, 'op-a', '127.0.0.2', port, body('op-a'));
+  await waitFor(() => a.logged(ACQUIRED), 'op-a leads');
+  const b = operator(t, sandbox, dir, 'op-b', '127.0.0.3', port, body('op-b'));
+  await waitFor(() => b.logged('HA mode: waiting for the leader lease'), 'op-b stands by');
+
+  // checked all along: the lease's holder changes only as the test makes it, and a standby never logs leading
+  let holders: string[] = [];
+  const watcher = setInterval(() => {
+    const h = lease(sandbox)?.holderIdentity ?? '';
+    if (holders[holders.length - 1] !== h) holders.push(h);
+  }, 20);
+  t.after(() => clearInterval(watcher));
+
+  await waitFor(async () => (await fetch(`http://127.0.0.2:${port}/readyz`)).status === 200, 'op-a converged');
+  const standby = await fetch(`http://127.0.0.3:${port}/readyz`);
+  assert.equal(standby.status, 200);
+  assert.equal(await standby.text(), 'HA mode is enabled and waiting for acquiring the lock.\n');
+  await waitFor(() => traceLines(trace).filter((l) => l.op === 'op-a').length >= 3, 'op-a runs its hook').catch((e) => {
+    console.log(a.output());
+    throw e;
+  });
+  assert.equal(b.logged(ACQUIRED), false);
+  assert.ok(!traceLines(trace).some((l) => l.op === 'op-b'), 'the standby ran no hook');
+  assert.equal(b.logged('operator starting'), false, 'the standby loaded nothing');
+
+  const killedAt = Date.now();
+  a.kill('SIGKILL');
+  await a.exited;
+  await waitFor(() => b.logged(ACQUIRED), 'op-b takes over');
+  const took = Date.parse(lease(sandbox)!.acquireTime!) - killedAt;
+  // bounded by lease + retry (+ 2 s for a loaded machine's timers and requests)
+  t.diagnostic(`op-b took over ${took} ms after op-a was killed (lease ${LEASE.duration} ms, retry ${LEASE.retry} ms)`);
+  assert.ok(took <= LEASE.duration + LEASE.retry + 2000, `op-b took over ${took} ms after op-a was killed`);
+  await waitFor(() => traceLines(trace).some((l) => l.op === 'op-b'), 'op-b runs its hook');
+  assert.deepEqual(holders, ['op-a.127-0-0-2.addons.pod', 'op-b.127-0-0-3.addons.pod']);
+  // no op-a line after the first op-b line
+  const lines = traceLines(trace);
+  const firstB = lines.findIndex((l) => l.op === 'op-b');
+  assert.ok(lines.slice(firstB).every((l) => l.op === 'op-b'), 'op-a ran nothing after op-b led');
+
+  b.kill('SIGTERM');
+  assert.equal(await b.exited, 0);
+  assert.ok(b.logged('leader election: released the lease'));
+  assert.equal(lease(sandbox)?.holderIdentity, '', 'SIGTERM released the lease: a standby takes it at its next try');
+  clearInterval(watcher);
+  holders = [];
+});
+
+test('a leader whose renewals fail kills its running hooks and exits before the lease runs out', { timeout: 180_000 }, async (t) => {
+  const { sandbox, dir, trace } = await cluster(t);
+  const port = await freePort(['127.0.0.2']);
+  const pids = join(dir, 'pids');
+  // the hook starts a child in its process group and waits: only a kill of the group ends both
+  const body = `sleep 1000 & echo "$$ $!" >> ${pids}; echo "op-a started $(date +%s%3N)" >> ${trace}; wait`;
+  const a = operator(t, sandbox, dir, 'op-a', '127.0.0.2', port, body);
+  await waitFor(() => existsSync(pids) && readFileSync(pids, 'utf8').trim() !== '', 'the hook runs');
+  const [hookPid, childPid] = readFileSync(pids, 'utf8').trim().split('\n')[0]!.split(' ').map(Number);
+  assert.ok(alive(hookPid!) && alive(childPid!));
+
+  // from now on every request fails: renewals too
+  sandbox.failNext(1_000_000, 503);
+  t.after(() => sandbox.failNext(0));
+  assert.equal(await a.exited, 1);
+  const lastRenew = Date.parse(lease(sandbox)!.renewTime!);
+  const stoppedAfter = a.exitedAt()! - lastRenew;
+  t.diagnostic(`op-a exited ${stoppedAfter} ms after its last renewal (renew deadline ${LEASE.renew} ms, lease ${LEASE.duration} ms)`);
+  assert.ok(stoppedAfter < LEASE.duration, `exited ${stoppedAfter} ms after its last renewal, before the ${LEASE.duration} ms lease ran out`);
+  assert.equal(alive(hookPid!), false, 'the hook was killed');
+  assert.equal(alive(childPid!), false, "the hook's child was killed with its group");
+  const recs = logRecords(a.output());
+  assert.ok(recs.some((r) => r.msg === 'HA mode: lost the leader lease: killing running hooks and exiting'));
+  assert.equal(lease(sandbox)?.holderIdentity, 'op-a.127-0-0-2.addons.pod', 'the lease was left to expire (nothing written after the loss)');
+});
+
+/** A process that exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
