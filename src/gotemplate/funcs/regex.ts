@@ -1,7 +1,6 @@
 /**
- * Sprig's regular-expression functions with Go (RE2) syntax: patterns are translated to JS RegExp
- * (named groups, flags, POSIX classes, \z, \Q..\E), Go's error messages are reproduced for common
- * syntax errors, and replacement templates follow Go's Expand ($1W is the group named "1W").
+ * Sprig's regular-expression functions with Go's regexp (RE2 syntax and semantics, Go's error texts:
+ * re2.ts), and replacement templates that follow Go's Expand ($1W is the group named "1W").
  */
 import type { FuncDef } from '../exec.js';
 import { nilSlice, withGoType } from '../values.js';
