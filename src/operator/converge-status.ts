@@ -31,12 +31,23 @@ export function isConvergeTask(task: OperatorTask, first: boolean): boolean {
   }
 }
 
+/** A converge cut short by a new one: why, in which phase, when (ms). */
+export interface ConvergeRestart {
+  cause: string;
+  phase: string;
+  at: number;
+}
+
+/** Go's five keys first; the count and the restarts are ours. */
 export interface ConvergeStatusJson {
   CONVERGE_IN_PROGRESS: number;
   CONVERGE_WAIT_TASK: boolean;
   STARTUP_CONVERGE_DONE: boolean;
   STARTUP_CONVERGE_IN_PROGRESS: number;
   STARTUP_CONVERGE_NOT_STARTED: boolean;
+  CONVERGE_COUNT: number;
+  CONVERGE_RESTARTS: number;
+  LAST_CONVERGE_RESTART?: ConvergeRestart;
 }
 
 export class ConvergeStatus {
@@ -47,6 +58,9 @@ export class ConvergeStatus {
   startedAt: number | undefined;
   lastDurationMs: number | undefined;
   convergeCount = 0;
+  /** Converges cut short and started again, and the last such restart. */
+  restarts = 0;
+  lastRestart: ConvergeRestart | undefined;
   private readonly doneListeners: Array<() => void> = [];
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -59,6 +73,12 @@ export class ConvergeStatus {
   whenFirstDone(): Promise<void> {
     if (this.ready) return Promise.resolve();
     return new Promise((resolve) => this.doneListeners.push(resolve));
+  }
+
+  /** A running converge was replaced by a new one (the converge in progress goes on: not counted as done). */
+  restarted(cause: string, phase: string): void {
+    this.restarts++;
+    this.lastRestart = { cause, phase, at: this.now() };
   }
 
   /** Recounts after a task of main; returns true when this count ended the first converge. */
@@ -84,11 +104,14 @@ export class ConvergeStatus {
     return false;
   }
 
-  /** The text of `/status/converge`. */
+  /** The text of `/status/converge`: Go's lines, then the converge count and the restarts. */
   text(): string {
-    if (this.firstPhase === 'NotStarted') return 'STARTUP_CONVERGE_NOT_STARTED\n';
-    if (this.firstPhase === 'InProgress') return `STARTUP_CONVERGE_IN_PROGRESS: ${this.inProgress} tasks\n`;
-    return `STARTUP_CONVERGE_DONE\n${this.inProgress > 0 ? `CONVERGE_IN_PROGRESS: ${this.inProgress} tasks` : 'CONVERGE_WAIT_TASK'}\n`;
+    let go: string;
+    if (this.firstPhase === 'NotStarted') go = 'STARTUP_CONVERGE_NOT_STARTED\n';
+    else if (this.firstPhase === 'InProgress') go = `STARTUP_CONVERGE_IN_PROGRESS: ${this.inProgress} tasks\n`;
+    else go = `STARTUP_CONVERGE_DONE\n${this.inProgress > 0 ? `CONVERGE_IN_PROGRESS: ${this.inProgress} tasks` : 'CONVERGE_WAIT_TASK'}\n`;
+    const r = this.lastRestart;
+    return `${go}CONVERGE_COUNT: ${this.convergeCount}\nCONVERGE_RESTARTS: ${this.restarts}\n${r ? `LAST_CONVERGE_RESTART: ${r.cause} in phase ${r.phase} at ${new Date(r.at).toISOString()}\n` : ''}`;
   }
 
   json(): ConvergeStatusJson {
@@ -99,6 +122,9 @@ export class ConvergeStatus {
       STARTUP_CONVERGE_DONE: done,
       STARTUP_CONVERGE_IN_PROGRESS: this.firstPhase === 'InProgress' ? this.inProgress : 0,
       STARTUP_CONVERGE_NOT_STARTED: this.firstPhase === 'NotStarted',
+      CONVERGE_COUNT: this.convergeCount,
+      CONVERGE_RESTARTS: this.restarts,
+      ...(this.lastRestart ? { LAST_CONVERGE_RESTART: { ...this.lastRestart } } : {}),
     };
   }
 }

@@ -223,7 +223,7 @@ export class Operator {
       case 'DiscoverHelmReleases':
         return discoverHelmReleases(rt);
       case 'ApplyKubeConfigValues':
-        return applyKubeConfigValues(rt);
+        return applyKubeConfigValues(rt, queue);
       default:
         return TaskResults.fail(`no handler for task type ${task.type}`);
     }

@@ -29,6 +29,8 @@ export interface ModuleState {
   phase: ModulePhase;
   /** A run reached Ready once since the module was enabled (DESIGN §4.13). */
   completedOnce: boolean;
+  /** The onStartup hooks ran since the module was enabled: the next run skips them. */
+  startupDone: boolean;
   /** Synchronization runs in other queues that the module run waits for, by task id. */
   pendingSync: Set<string>;
 }
@@ -69,6 +71,8 @@ export class Runtime {
   readonly pendingGlobalSync = new Set<string>();
   /** The last config read from the source, waiting for an ApplyKubeConfigValues task. */
   pendingConfig: ConfigData | undefined;
+  /** Modules a discovery disabled whose ModuleDelete has not run yet (a restart keeps them). */
+  readonly pendingDeletes = new Set<string>();
   private readonly bindings = new Map<string, HookBindings>();
   private readonly limiters = new Map<string, RateLimiter>();
   private readonly modules = new Map<string, ModuleState>();
@@ -107,7 +111,7 @@ export class Runtime {
 
   moduleState(name: string): ModuleState {
     let s = this.modules.get(name);
-    if (!s) this.modules.set(name, (s = { phase: 'Startup', completedOnce: false, pendingSync: new Set() }));
+    if (!s) this.modules.set(name, (s = { phase: 'Startup', completedOnce: false, startupDone: false, pendingSync: new Set() }));
     return s;
   }
 
@@ -211,6 +215,21 @@ export class Runtime {
   requestConverge(convergeEvent: ConvergeEvent, event: string): void {
     if (this.convergePending()) return;
     this.main.addLast(this.newConverge(convergeEvent, event));
+  }
+
+  /**
+   * Modules must be discovered again (an enabled flag or the global config changed): a converge in
+   * progress is restarted (a new ConvergeModules at the head of main ends it when it starts, see
+   * docs/operator.md), otherwise one is appended. `flagsOnly`: nothing but enabled flags changed, so
+   * a converge that has not discovered modules yet needs no restart.
+   */
+  requestReloadAll(event: string, flagsOnly = false): void {
+    const current = this.convergeTaskId === undefined ? undefined : this.main.get(this.convergeTaskId);
+    if (!current) return this.requestConverge('ReloadAllModules', event);
+    if (flagsOnly && this.convergePhase === 'WaitBeforeAll' && !current.processing) return;
+    // one restart at most: a waiting one reads the latest state when it starts
+    if (this.main.tasks().some((t) => t.metadata.kind === 'ConvergeModules' && t.metadata.restart && !t.processing)) return;
+    this.main.addFirst(makeTask({ kind: 'ConvergeModules', convergeEvent: 'ReloadAllModules', event, restart: true }));
   }
 
   /** A ModuleRun for the module waits in main or a parallel queue (a running one does not count). */

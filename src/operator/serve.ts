@@ -75,7 +75,7 @@ export function httpSources(ref: RuntimeRef, metrics: OperatorMetrics, hookMetri
     hookMetrics: () => hookMetrics.render(),
     status: () => {
       const rt = ref();
-      return rt ? statusJson(rt) : { generatedAt: Date.now(), converge: { phase: 'NotStarted', inProgressTasks: 0, count: 0, convergePhase: 'StandBy' }, modules: [], queues: [], hookRuns: [] };
+      return rt ? statusJson(rt) : { generatedAt: Date.now(), converge: { phase: 'NotStarted', inProgressTasks: 0, count: 0, convergePhase: 'StandBy', restarts: 0 }, modules: [], queues: [], hookRuns: [] };
     },
   };
 }

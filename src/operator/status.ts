@@ -9,7 +9,16 @@ import type { Runtime } from './runtime.js';
 
 export interface StatusJson {
   generatedAt: number;
-  converge: { phase: string; inProgressTasks: number; count: number; lastDurationMs?: number; runningSince?: number; convergePhase: string };
+  converge: {
+    phase: string;
+    inProgressTasks: number;
+    count: number;
+    lastDurationMs?: number;
+    runningSince?: number;
+    convergePhase: string;
+    restarts: number;
+    lastRestart?: { cause: string; phase: string; at: number };
+  };
   modules: { order: number; name: string; enabled: boolean; state: string; reason: string; lastRun?: ModuleRunRecord }[];
   queues: { name: string; length: number; status: string; head?: string }[];
   hookRuns: HookRunRecord[];
@@ -42,6 +51,8 @@ export function statusJson(rt: Runtime): StatusJson {
       ...(c.lastDurationMs === undefined ? {} : { lastDurationMs: c.lastDurationMs }),
       ...(c.startedAt === undefined ? {} : { runningSince: c.startedAt }),
       convergePhase: rt.convergePhase,
+      restarts: c.restarts,
+      ...(c.lastRestart ? { lastRestart: { ...c.lastRestart } } : {}),
     },
     modules: moduleStates(rt).map((m) => {
       const lastRun = rt.activity.lastModuleRun(m.name);

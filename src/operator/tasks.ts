@@ -86,6 +86,8 @@ export interface ConvergeModulesMeta {
   kind: 'ConvergeModules';
   convergeEvent: ConvergeEvent;
   event: string;
+  /** Put at the head of main while another converge runs: it ends that one when it starts. */
+  restart?: boolean;
 }
 
 export interface EnableBindingsMeta {

@@ -52,7 +52,7 @@ function fill(id, rows) { $(id).replaceChildren(...rows); }
 function render(s) {
   const c = s.converge;
   const phase = c.phase === "Done" ? (c.inProgressTasks > 0 ? "converging: " + c.inProgressTasks + " tasks left" : "converged") : c.phase === "InProgress" ? "first converge: " + c.inProgressTasks + " tasks left" : "starting";
-  $("summary").textContent = phase + " · converges done: " + c.count + (c.lastDurationMs !== undefined ? " · last took " + took(c.lastDurationMs) : "") + " · " + s.modules.filter((m) => m.enabled).length + " of " + s.modules.length + " modules enabled";
+  $("summary").textContent = phase + " · converges done: " + c.count + (c.lastDurationMs !== undefined ? " · last took " + took(c.lastDurationMs) : "") + (c.restarts ? " · restarts: " + c.restarts + (c.lastRestart ? " (last: " + c.lastRestart.cause + " in " + c.lastRestart.phase + " at " + time(c.lastRestart.at) + ")" : "") : "") + " · " + s.modules.filter((m) => m.enabled).length + " of " + s.modules.length + " modules enabled";
   fill("modules", s.modules.map((m) => Object.assign(row([
     m.order, m.name,
     [m.enabled ? m.state : "disabled", m.enabled ? (m.state === "Ready" ? "ok" : "busy") : "off"],

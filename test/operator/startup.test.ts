@@ -53,7 +53,7 @@ test('start-up: global hooks of every binding, three modules (one disabled by it
     'g-all afterAll',
   ]);
   assert.deepEqual(s.op.manager.enabledModules, ['alpha']);
-  assert.equal(s.op.converge.text(), 'STARTUP_CONVERGE_DONE\nCONVERGE_WAIT_TASK\n');
+  assert.equal(s.op.converge.text(), 'STARTUP_CONVERGE_DONE\nCONVERGE_WAIT_TASK\nCONVERGE_COUNT: 1\nCONVERGE_RESTARTS: 0\n');
 
   // after the first converge: schedules run, kubernetes events run the hook
   s.op.schedules.fire('0 0 1 1 *');

@@ -60,25 +60,34 @@ test('compacted contexts: ungrouped ones in order, then the last of each group',
 test('converge status: not started, in progress with the count of converge tasks, done', () => {
   let now = 1000;
   const s = new ConvergeStatus(() => now);
-  assert.equal(s.text(), 'STARTUP_CONVERGE_NOT_STARTED\n');
+  assert.equal(s.text(), 'STARTUP_CONVERGE_NOT_STARTED\nCONVERGE_COUNT: 0\nCONVERGE_RESTARTS: 0\n');
   const converge = makeTask({ kind: 'ConvergeModules', convergeEvent: 'OperatorStartup', event: 'Operator-Startup' });
   const run = makeTask({ kind: 'ModuleRun', module: 'a', doStartup: true, reloadAll: true, event: 'x' });
   const other = makeTask({ kind: 'ModuleRun', module: 'a', doStartup: false, reloadAll: false, event: 'y' });
   assert.equal(s.update([run, converge, other]), false);
-  assert.equal(s.text(), 'STARTUP_CONVERGE_IN_PROGRESS: 2 tasks\n');
+  assert.equal(s.text(), 'STARTUP_CONVERGE_IN_PROGRESS: 2 tasks\nCONVERGE_COUNT: 0\nCONVERGE_RESTARTS: 0\n');
   assert.equal(s.ready, false);
   now = 3500;
   assert.equal(s.update([other]), true);
   assert.equal(s.ready, true);
   assert.equal(s.lastDurationMs, 2500);
-  assert.equal(s.text(), 'STARTUP_CONVERGE_DONE\nCONVERGE_WAIT_TASK\n');
+  assert.equal(s.text(), 'STARTUP_CONVERGE_DONE\nCONVERGE_WAIT_TASK\nCONVERGE_COUNT: 1\nCONVERGE_RESTARTS: 0\n');
   s.update([converge]);
-  assert.equal(s.text(), 'STARTUP_CONVERGE_DONE\nCONVERGE_IN_PROGRESS: 1 tasks\n');
+  now = Date.UTC(2026, 0, 2, 3, 4, 5);
+  s.restarted('ReloadAll-After-KubeConfigChange', 'WaitDeleteAndRunModules');
+  assert.equal(
+    s.text(),
+    'STARTUP_CONVERGE_DONE\nCONVERGE_IN_PROGRESS: 1 tasks\nCONVERGE_COUNT: 1\nCONVERGE_RESTARTS: 1\n' +
+      'LAST_CONVERGE_RESTART: ReloadAll-After-KubeConfigChange in phase WaitDeleteAndRunModules at 2026-01-02T03:04:05.000Z\n',
+  );
   assert.deepEqual(s.json(), {
     CONVERGE_IN_PROGRESS: 1,
     CONVERGE_WAIT_TASK: false,
     STARTUP_CONVERGE_DONE: true,
     STARTUP_CONVERGE_IN_PROGRESS: 0,
     STARTUP_CONVERGE_NOT_STARTED: false,
+    CONVERGE_COUNT: 1,
+    CONVERGE_RESTARTS: 1,
+    LAST_CONVERGE_RESTART: { cause: 'ReloadAll-After-KubeConfigChange', phase: 'WaitDeleteAndRunModules', at: now },
   });
 });

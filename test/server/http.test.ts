@@ -122,7 +122,7 @@ test('probes, converge status, metrics and the status JSON of a running operator
     assert.equal((await get(base, '/healthz')).status, 200);
     const notReady = await get(base, '/readyz');
     assert.deepEqual([notReady.status, notReady.body], [503, 'Startup converge in progress\n']);
-    assert.match((await get(base, '/status/converge')).body, /^STARTUP_CONVERGE_IN_PROGRESS: \d+ tasks\n$/);
+    assert.match((await get(base, '/status/converge')).body, /^STARTUP_CONVERGE_IN_PROGRESS: \d+ tasks\nCONVERGE_COUNT: 0\nCONVERGE_RESTARTS: 0\n$/);
     const progress = JSON.parse((await get(base, '/status/converge?output=json')).body) as Record<string, unknown>;
     assert.equal(progress.STARTUP_CONVERGE_DONE, false);
     assert.equal(progress.STARTUP_CONVERGE_NOT_STARTED, false);
@@ -131,13 +131,15 @@ test('probes, converge status, metrics and the status JSON of a running operator
     writeFileSync(gate, '');
     await waitFor(async () => (await get(base, '/readyz')).status === 200, 'readiness');
     assert.equal((await get(base, '/readyz')).body, 'Startup converge done.\n');
-    await waitFor(async () => (await get(base, '/status/converge')).body === 'STARTUP_CONVERGE_DONE\nCONVERGE_WAIT_TASK\n', 'an idle main queue');
+    await waitFor(async () => (await get(base, '/status/converge')).body === 'STARTUP_CONVERGE_DONE\nCONVERGE_WAIT_TASK\nCONVERGE_COUNT: 1\nCONVERGE_RESTARTS: 0\n', 'an idle main queue');
     assert.deepEqual(JSON.parse((await get(base, '/status/converge?output=json')).body), {
       CONVERGE_IN_PROGRESS: 0,
       CONVERGE_WAIT_TASK: true,
       STARTUP_CONVERGE_DONE: true,
       STARTUP_CONVERGE_IN_PROGRESS: 0,
       STARTUP_CONVERGE_NOT_STARTED: false,
+      CONVERGE_COUNT: 1,
+      CONVERGE_RESTARTS: 0,
     });
 
     // operator metrics: every expected name with its type; labels as Go names them where samples exist

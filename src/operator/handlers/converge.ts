@@ -9,6 +9,7 @@ import { hooksInOrder } from '../../hooks/order.js';
 import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Runtime } from '../runtime.js';
+import { endConvergeInProgress } from '../converge-restart.js';
 import { makeTask, type EnableBindingsMeta, type OperatorTask, type TaskMeta } from '../tasks.js';
 
 /** How long a waiting task sleeps between checks (shell-operator polls every 125 ms). */
@@ -78,9 +79,11 @@ function globalLifecycleTasks(rt: Runtime, binding: 'beforeAll' | 'afterAll'): O
  * One ModuleRun per enabled module, in order; with `--parallel-module-runs` above 1, modules that
  * share an order number go as one ParallelModuleRun (DESIGN decision 7).
  */
-function moduleRunTasks(rt: Runtime, enabled: readonly string[], toEnable: ReadonlySet<string>): OperatorTask[] {
+function moduleRunTasks(rt: Runtime, enabled: readonly string[]): OperatorTask[] {
   const event = 'Reload-All-Modules';
-  const single = (module: string) => makeTask({ kind: 'ModuleRun', module, doStartup: toEnable.has(module), reloadAll: true, event });
+  // onStartup is owed until it ran once since the module was enabled, even if a restart cut that run
+  const owed = (module: string) => !rt.peekModuleState(module)?.startupDone;
+  const single = (module: string) => makeTask({ kind: 'ModuleRun', module, doStartup: owed(module), reloadAll: true, event });
   if (rt.opts.parallelModuleRuns <= 1) return enabled.map(single);
   const groups: string[][] = [];
   let order: number | undefined;
@@ -91,7 +94,7 @@ function moduleRunTasks(rt: Runtime, enabled: readonly string[], toEnable: Reado
     order = o;
   }
   return groups.map((g) =>
-    g.length === 1 ? single(g[0]!) : makeTask({ kind: 'ParallelModuleRun', modules: g.map((module) => ({ module, doStartup: toEnable.has(module) })), reloadAll: true, event }),
+    g.length === 1 ? single(g[0]!) : makeTask({ kind: 'ParallelModuleRun', modules: g.map((module) => ({ module, doStartup: owed(module) })), reloadAll: true, event }),
   );
 }
 
@@ -100,11 +103,16 @@ function moduleRunTasks(rt: Runtime, enabled: readonly string[], toEnable: Reado
  * step's tasks go in front of this task, which then runs again for the next step (Keep).
  */
 export async function convergeModules(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+  if (rt.convergeTaskId !== task.id) {
+    // a restart: this task was put in front of the converge in progress, which ends here
+    if (rt.convergeTaskId !== undefined) await endConvergeInProgress(rt, task, queue);
+    rt.convergePhase = 'StandBy';
+  }
   for (;;) {
     switch (rt.convergePhase) {
       case 'StandBy': {
-        // converges queued right behind this one add nothing
-        queue.takeFollowing(task, (t) => t.metadata.kind === 'ConvergeModules');
+        // converges waiting in main add nothing: this one reads the latest state
+        queue.removeWhere((t) => t !== task && !t.processing && t.metadata.kind === 'ConvergeModules');
         rt.convergeTaskId = task.id;
         rt.convergePhase = 'WaitBeforeAll';
         const before = globalLifecycleTasks(rt, 'beforeAll');
@@ -121,13 +129,22 @@ export async function convergeModules(rt: Runtime, task: OperatorTask, queue: Ta
         }
         for (const name of discovery.toDisable) {
           for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).disableSchedules();
+          rt.pendingDeletes.add(name);
         }
-        const toEnable = new Set(discovery.toEnable);
+        // deletions a restart cut short are still owed, unless the module is enabled again
+        const enabledNow = new Set(discovery.enabled);
+        for (const name of rt.pendingDeletes) {
+          if (!enabledNow.has(name)) continue;
+          rt.pendingDeletes.delete(name);
+          if (rt.peekModuleState(name)?.completedOnce) for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).enableSchedules();
+        }
+        // in reverse module order
+        const toDelete = rt.manager.set.modules.map((m) => m.def.name).filter((n) => rt.pendingDeletes.has(n)).reverse();
         const head: OperatorTask[] = [
-          ...discovery.toDisable.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
-          ...moduleRunTasks(rt, discovery.enabled, toEnable),
+          ...toDelete.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
+          ...moduleRunTasks(rt, discovery.enabled),
         ];
-        rt.log.info({ enabled: discovery.enabled, disabled: discovery.toDisable }, 'modules discovered');
+        rt.log.info({ enabled: discovery.enabled, disabled: toDelete }, 'modules discovered');
         rt.convergePhase = 'WaitDeleteAndRunModules';
         if (head.length) return TaskResults.keep({ headTasks: head });
         break;
@@ -168,9 +185,11 @@ export async function modulePurge(rt: Runtime, task: OperatorTask): Promise<Task
 
 /**
  * Applies the latest config read from the ConfigMap (LIFECYCLE-STEPS step 16): a changed global
- * section or Enabled flag reloads all modules; changed module sections run those modules.
+ * section or Enabled flag reloads all modules (restarting a converge in progress); changed module
+ * sections run those modules, after their run in a converge in progress, never before it. A module
+ * with an `enabled` script may change its state with its values: that reloads all modules too.
  */
-export function applyKubeConfigValues(rt: Runtime): TaskResult<TaskMeta> {
+export function applyKubeConfigValues(rt: Runtime, queue: TaskQueue<TaskMeta>): TaskResult<TaskMeta> {
   const config = rt.pendingConfig;
   rt.pendingConfig = undefined;
   if (!config) return TaskResults.success();
@@ -182,12 +201,29 @@ export function applyKubeConfigValues(rt: Runtime): TaskResult<TaskMeta> {
     return TaskResults.success();
   }
   if (rt.converge.firstPhase === 'NotStarted') return TaskResults.success();
-  if (change.globalChanged || change.enabledFlagsChanged) {
-    if (rt.convergePending()) return TaskResults.success();
-    return TaskResults.success({ afterTasks: [rt.newConverge('ReloadAllModules', 'ReloadAll-After-KubeConfigChange')] });
+  const scripted = change.modulesChanged.filter((m) => rt.manager.module(m).def.enabledScript !== undefined);
+  if (change.globalChanged || change.enabledFlagsChanged || scripted.length > 0) {
+    rt.requestReloadAll('ReloadAll-After-KubeConfigChange');
+    return TaskResults.success();
   }
-  const runs = change.modulesChanged
-    .filter((m) => rt.isEnabled(m) && !rt.moduleRunPending(m))
-    .map((module) => makeTask({ kind: 'ModuleRun', module, doStartup: false, reloadAll: false, event: 'KubeConfig-Changed-Modules' }));
-  return TaskResults.success({ afterTasks: runs });
+  const head: OperatorTask[] = [];
+  for (const module of change.modulesChanged) {
+    if (!rt.isEnabled(module) || extraRunWaiting(queue, module)) continue;
+    const run = makeTask({ kind: 'ModuleRun', module, doStartup: false, reloadAll: false, event: 'KubeConfig-Changed-Modules' });
+    const inConverge = queue.tasks().find((t) => !t.processing && runsModule(t, module) && (t.metadata as { reloadAll: boolean }).reloadAll);
+    if (inConverge) queue.addAfter(inConverge.id, run);
+    else head.push(run);
+  }
+  return TaskResults.success({ afterTasks: head });
+}
+
+/** A ModuleRun or ParallelModuleRun task that runs `module`. */
+function runsModule(t: OperatorTask, module: string): boolean {
+  const m = t.metadata;
+  return (m.kind === 'ModuleRun' && m.module === module) || (m.kind === 'ParallelModuleRun' && m.modules.some((x) => x.module === module));
+}
+
+/** A run of the module outside any converge waits in main already. */
+function extraRunWaiting(queue: TaskQueue<TaskMeta>, module: string): boolean {
+  return queue.tasks().some((t) => !t.processing && t.metadata.kind === 'ModuleRun' && !t.metadata.reloadAll && t.metadata.module === module);
 }

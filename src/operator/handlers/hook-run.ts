@@ -78,7 +78,7 @@ export async function globalHookRun(rt: Runtime, task: OperatorTask, queue: Task
   if (!r.outcome) return TaskResults.success();
 
   if (r.outcome.enabledFlagsChanged && rt.converge.firstPhase !== 'NotStarted') {
-    rt.requestConverge('ReloadAllModules', 'ReloadAll-After-GlobalHookDynamicUpdate');
+    rt.requestReloadAll('ReloadAll-After-GlobalHookDynamicUpdate', true);
   }
   const changed = rt.manager.store.global.checksum() !== checksumBefore;
   if (meta.afterAllChecksum !== undefined) {

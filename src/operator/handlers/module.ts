@@ -94,8 +94,10 @@ async function runModule(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskM
   const hooks = await rt.manager.moduleHooks(module);
   try {
     if (state.phase === 'Startup') {
-      if (meta.doStartup) {
+      // once per enabling: a run cut short by a converge restart does not repeat them (docs/operator.md)
+      if (!state.startupDone) {
         for (const hook of hooksInOrder(hooks, 'onStartup')) await rt.runModuleHook(module, hook, [onStartupContext()], 'onStartup', queue.name);
+        state.startupDone = true;
       }
       state.phase = 'QueueSynchronizationTasks';
     }
@@ -122,6 +124,7 @@ async function runModule(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskM
   } catch (e) {
     // a module that never completed a run starts over from its onStartup hooks (DESIGN §4.13)
     state.phase = state.completedOnce ? 'CanRunHelm' : 'Startup';
+    if (!state.completedOnce) state.startupDone = false;
     return TaskResults.fail(e);
   }
 }
@@ -169,5 +172,6 @@ export async function moduleDelete(rt: Runtime, task: OperatorTask, queue: TaskQ
   for (const hook of hooks) await rt.bindingsOf(hook).disable();
   rt.manager.resetModule(m.def.name);
   rt.resetModuleState(module);
+  rt.pendingDeletes.delete(module);
   return TaskResults.success();
 }

@@ -1,0 +1,273 @@
+/**
+ * A world for converge-restart scenarios: the operator over the sandbox API server with the real
+ * Kubernetes layer (monitors, patcher, ConfigMap source) and the real Helm layer; modules whose one
+ * hook (onStartup, a kubernetes binding, beforeHelm, afterHelm) appends a line to a trace and can be
+ * paused at any run; a chart that puts the values it got into a ConfigMap; and a check of the
+ * restart invariants (issue 21) on the recorded trace.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { requestJson } from '../../src/kube/http.js';
+import { RestMapper } from '../../src/kube/mapper.js';
+import { KubeMonitors } from '../../src/kube/monitor.js';
+import { ObjectPatcher } from '../../src/kube/object-patcher.js';
+import { ConfigMapSource } from '../../src/kube/configmap-source.js';
+import { HelmReleases } from '../../src/helm/releases.js';
+import type { ConfigSource, HelmPort, KubernetesPort } from '../../src/operator/ports.js';
+import { scenario, settle, until, type Scenario, type Trace } from './helpers.js';
+
+export const NS = 'addons';
+
+/** The module's hook: one trace line per run, `<module> <contexts> synced=<..> x=<..> v=<..>`. */
+function moduleHook(t: Trace, gates: string, name: string): string {
+  const config = {
+    configVersion: 'v1',
+    onStartup: 1,
+    beforeHelm: 1,
+    afterHelm: 1,
+    kubernetes: [{ name: 'objs', kind: 'ConfigMap', labelSelector: { matchLabels: { app: name } }, namespace: { nameSelector: { matchNames: ['default'] } } }],
+  };
+  return `#!/usr/bin/env bash
+if [[ "$1" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi
+ctx=$(jq -r '[.[] | .binding + (if .type then ":" + .type else "" end)] | join(",")' "$BINDING_CONTEXT_PATH")
+label="${name} $ctx"
+echo "$label $(jq -r '"synced=\\(.${name}.synced // "no") x=\\(.global.x // "none") v=\\(.${name}.v // "none")"' "$VALUES_PATH")" >> '${t.path}'
+${gateSnippet(gates)}
+if [[ "$ctx" == *Synchronization* ]]; then echo '[{"op":"add","path":"/${name}/synced","value":"yes"}]' > "$VALUES_JSON_PATCH_PATH"; fi
+`;
+}
+
+/** Pauses the run whose label has a `.block` file: touches `.at`, waits for `.go`. */
+function gateSnippet(gates: string): string {
+  return `f='${gates}'/$(echo "$label" | tr ' :,' '___')
+if [[ -f "$f.block" ]]; then rm -f "$f.block"; touch "$f.at"; while [[ ! -f "$f.go" ]]; do sleep 0.02; done; fi`;
+}
+
+function globalHook(t: Trace, gates: string, extra: object = {}, body = ''): string {
+  const config = { configVersion: 'v1', beforeAll: 1, afterAll: 1, ...extra };
+  return `#!/usr/bin/env bash
+if [[ "$1" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi
+ctx=$(jq -r '[.[] | .binding + (if .type then ":" + .type else "" end)] | join(",")' "$BINDING_CONTEXT_PATH")
+label="g $ctx"
+echo "$label x=$(jq -r '.global.x // "none"' "$VALUES_PATH")" >> '${t.path}'
+${gateSnippet(gates)}
+${body}
+`;
+}
+
+interface HelmGate {
+  hit: boolean;
+  at: Promise<void>;
+  reach: () => void;
+  go: Promise<void>;
+  open: () => void;
+}
+
+function helmGate(): HelmGate {
+  const g = { hit: false } as HelmGate;
+  g.at = new Promise((r) => (g.reach = r));
+  g.go = new Promise((r) => (g.open = r));
+  return g;
+}
+
+export const gateFile = (label: string) => label.replace(/[ :,]/g, '_');
+
+export interface WorldOptions {
+  modules: string[];
+  /** Modules enabled by modules/values.yaml (default: all). */
+  enabled?: string[];
+  /** ConfigMap data at start. */
+  config?: Record<string, string>;
+  /** Extra files (relative to the root), given the trace and the gates dir. */
+  files?: (t: Trace, gates: string) => Record<string, string>;
+  parallelModuleRuns?: number;
+}
+
+export interface World {
+  s: Scenario;
+  kc: KubeConfig;
+  sandbox: Sandbox;
+  /** Largest number of ConvergeModules tasks waiting in main at once (sampled at every task start and end). */
+  maxPendingConverges: number;
+  /** Pauses the next run of the hook with this trace label (`beta beforeHelm`, `g afterAll`, `helm beta`). */
+  pause(label: string): void;
+  /** Waits until the paused run is reached. */
+  reached(label: string): Promise<void>;
+  resume(label: string): void;
+  /** Merge-patches the ConfigMap's data and waits until the operator has it. */
+  edit(data: Record<string, string | null>): Promise<void>;
+  /** The data of the ConfigMap each module's chart renders: the values Helm got. */
+  objects(): Promise<Record<string, Record<string, string>>>;
+  releases(): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export async function world(opts: WorldOptions): Promise<World> {
+  const enabled = opts.enabled ?? opts.modules;
+  const sandbox = await startSandbox({
+    seedObjects: [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace: NS }, data: opts.config ?? {} },
+    ],
+  });
+  const kc = new KubeConfig();
+  kc.loadFromFile(sandbox.kubeconfigPath);
+  const mapper = new RestMapper(kc);
+  const monitors = new KubeMonitors({ kc, resolve: (v, k) => mapper.resolve(v, k) });
+  const patcher = new ObjectPatcher({ kc, mapper });
+  const kube: KubernetesPort = { createMonitor: (b, o) => monitors.createMonitor(b, o), applyOperations: (ops, o) => patcher.applyOperations(ops, o) };
+  const source = new ConfigMapSource({ kc, namespace: NS, name: 'addon-operator' });
+  // the ConfigMap source, noting the last data it handed to the operator
+  let delivered = '';
+  const config: ConfigSource = {
+    description: source.description,
+    read: () => source.read(),
+    watch: (onChange, onError) =>
+      source.watch((data) => {
+        delivered = JSON.stringify(data ?? {});
+        onChange(data);
+      }, onError),
+    writeSection: (key, values) => source.writeSection(key, values),
+    stop: () => source.stop(),
+  };
+  const releases = new HelmReleases({ kc, mapper });
+  const helmGates = new Map<string, HelmGate>();
+  let trace: Trace | undefined;
+  // the real Helm layer, with a trace line per applied release and a pause point before it
+  const helm: HelmPort = {
+    upgradeInstall: async (req) => {
+      const g = helmGates.get(req.release);
+      if (g && !g.hit) {
+        g.hit = true;
+        g.reach();
+        await g.go;
+      }
+      const outcome = await releases.upgradeInstall(req);
+      trace!.add(`helm ${req.release}`);
+      return outcome;
+    },
+    uninstall: async (release, ns) => {
+      const had = await releases.uninstall(release, ns);
+      trace!.add(`helm-uninstall ${release}`);
+      return had;
+    },
+    listReleases: (ns) => releases.listReleases(ns),
+    render: (req) => releases.render(req),
+    absentObjects: (release, ns) => releases.absentObjects(release, ns),
+  };
+  let gates = '';
+  const s = await scenario({
+    files: (t) => {
+      trace = t;
+      gates = join(t.path, '..', 'gates');
+      mkdirSync(gates, { recursive: true });
+      const files: Record<string, string> = {
+        'modules/values.yaml': `global:\n  x: 0\n${enabled.map((m) => `${m}Enabled: true\n`).join('')}`,
+        'global-hooks/hooks/all': globalHook(t, gates),
+        ...(opts.files?.(t, gates) ?? {}),
+      };
+      opts.modules.forEach((m, i) => {
+        const dir = `modules/${String(i + 1).padStart(3, '0')}-${m}`;
+        files[`${dir}/Chart.yaml`] = `apiVersion: v2\nname: ${m}\nversion: 0.1.0\n`;
+        files[`${dir}/values.yaml`] = `${m}:\n  v: init\n`;
+        files[`${dir}/templates/cm.yaml`] =
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${m}-values\ndata:\n` +
+          `  x: {{ .Values.global.x | quote }}\n  synced: {{ .Values.${m}.synced | default "no" | quote }}\n  v: {{ .Values.${m}.v | quote }}\n`;
+        files[`${dir}/hooks/life`] = moduleHook(t, gates, m);
+      });
+      return files;
+    },
+    operator: { kube, config, helm, namespace: NS, parallelModuleRuns: opts.parallelModuleRuns },
+  });
+  const w: World = {
+    s,
+    kc,
+    sandbox,
+    maxPendingConverges: 0,
+    pause(label) {
+      if (label.startsWith('helm ')) return void helmGates.set(label.slice(5), helmGate());
+      writeFileSync(join(gates, `${gateFile(label)}.block`), '');
+    },
+    async reached(label) {
+      if (label.startsWith('helm ')) return helmGates.get(label.slice(5))!.at;
+      await until(() => existsSync(join(gates, `${gateFile(label)}.at`)), `the run of ${label}`, 60_000);
+    },
+    resume(label) {
+      if (label.startsWith('helm ')) return helmGates.get(label.slice(5))!.open();
+      writeFileSync(join(gates, `${gateFile(label)}.go`), '');
+    },
+    async edit(data) {
+      const cm = await requestJson<{ data?: Record<string, string> }>(kc, 'PATCH', `/api/v1/namespaces/${NS}/configmaps/addon-operator`, {}, { data }, 'application/merge-patch+json');
+      const want = JSON.stringify(cm.data ?? {});
+      await until(() => delivered === want, 'the operator to see the edit', 60_000);
+    },
+    async objects() {
+      const list = await requestJson<{ items: Array<{ metadata: { name: string }; data?: Record<string, string> }> }>(kc, 'GET', `/api/v1/namespaces/${NS}/configmaps`);
+      return Object.fromEntries(list.items.filter((o) => o.metadata.name.endsWith('-values')).map((o) => [o.metadata.name.replace(/-values$/, ''), o.data ?? {}]));
+    },
+    releases: async () => (await releases.listReleases(NS)).sort(),
+    async stop() {
+      await s.op.stop();
+      await sandbox.stop();
+    },
+  };
+  const sample = () => {
+    const n = s.op.queues.main.tasks().filter((t) => t.metadata.kind === 'ConvergeModules' && !t.processing && t.id !== s.op.runtime.convergeTaskId).length;
+    w.maxPendingConverges = Math.max(w.maxPendingConverges, n);
+  };
+  s.op.queues.on('taskStarted', sample);
+  s.op.queues.on('taskFinished', sample);
+  return w;
+}
+
+export async function started(w: World): Promise<World> {
+  await w.s.op.start();
+  await w.s.op.converge.whenFirstDone();
+  await settle(w.s.op);
+  return w;
+}
+
+/** Every line of the module's hook of one kind (`beforeHelm`, `onStartup`, `objs:Synchronization`). */
+const runsOf = (lines: readonly string[], module: string, kind: string) => lines.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith(`${module} ${kind} `)).map(([, i]) => i);
+
+/**
+ * The invariants of issue 21 on a trace: (1) every afterAll ran after beforeHelm, Helm and afterHelm of
+ * every module of `enabled` since the last beforeAll, and at most once per beforeAll; (2) each module
+ * ran its onStartup hooks exactly once, before its first beforeHelm; (3) its Synchronization ran before
+ * its first beforeHelm, and every beforeHelm saw the values it set.
+ */
+export function checkInvariants(lines: readonly string[], enabled: readonly string[]): void {
+  let lastBeforeAll = -1;
+  let afterAllSince = 0;
+  lines.forEach((l, i) => {
+    if (l.startsWith('g beforeAll ')) {
+      lastBeforeAll = i;
+      afterAllSince = 0;
+    }
+    if (!l.startsWith('g afterAll ')) return;
+    afterAllSince++;
+    assert.ok(afterAllSince <= 1, `afterAll ran twice after the beforeAll at line ${lastBeforeAll}:\n${lines.join('\n')}`);
+    const since = lines.slice(lastBeforeAll + 1, i);
+    for (const m of enabled) {
+      for (const step of [`${m} beforeHelm `, `helm ${m}`, `${m} afterHelm `]) {
+        assert.ok(
+          since.some((x) => x.startsWith(step)),
+          `afterAll at line ${i} ran before "${step.trim()}" of the converge that began at line ${lastBeforeAll}:\n${lines.join('\n')}`,
+        );
+      }
+    }
+  });
+  for (const m of enabled) {
+    const startups = runsOf(lines, m, 'onStartup');
+    const helms = runsOf(lines, m, 'beforeHelm');
+    const syncs = runsOf(lines, m, 'objs:Synchronization');
+    assert.equal(startups.length, 1, `${m}: onStartup ran ${startups.length} times:\n${lines.join('\n')}`);
+    assert.ok(helms.length > 0, `${m} never ran beforeHelm:\n${lines.join('\n')}`);
+    assert.ok(startups[0]! < helms[0]!, `${m}: beforeHelm before onStartup:\n${lines.join('\n')}`);
+    assert.ok(syncs.length > 0 && syncs[0]! < helms[0]!, `${m}: beforeHelm before Synchronization:\n${lines.join('\n')}`);
+    for (const i of helms) assert.match(lines[i]!, / synced=yes /, `${m}: a beforeHelm without the values of Synchronization (line ${i}):\n${lines.join('\n')}`);
+  }
+}
