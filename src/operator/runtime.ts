@@ -228,7 +228,7 @@ export class Runtime {
     if (!current) return this.requestConverge('ReloadAllModules', event);
     if (flagsOnly && this.convergePhase === 'WaitBeforeAll' && !current.processing) return;
     // one restart at most: a waiting one reads the latest state when it starts
-    if (this.main.tasks().some((t) => t.metadata.kind === 'ConvergeModules' && t.metadata.restart && !t.processing)) return;
+    if (this.main.tasks().some((t) => t.metadata.kind === 'ConvergeModules' && t.metadata.restart && t !== current && !t.processing)) return;
     this.main.addFirst(makeTask({ kind: 'ConvergeModules', convergeEvent: 'ReloadAllModules', event, restart: true }));
   }
 

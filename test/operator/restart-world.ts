@@ -28,6 +28,7 @@ function moduleHook(t: Trace, gates: string, name: string): string {
     onStartup: 1,
     beforeHelm: 1,
     afterHelm: 1,
+    afterDeleteHelm: 1,
     kubernetes: [{ name: 'objs', kind: 'ConfigMap', labelSelector: { matchLabels: { app: name } }, namespace: { nameSelector: { matchNames: ['default'] } } }],
   };
   return `#!/usr/bin/env bash
@@ -218,7 +219,12 @@ export async function world(opts: WorldOptions): Promise<World> {
     const n = s.op.queues.main.tasks().filter((t) => t.metadata.kind === 'ConvergeModules' && !t.processing && t.id !== s.op.runtime.convergeTaskId).length;
     w.maxPendingConverges = Math.max(w.maxPendingConverges, n);
   };
-  s.op.queues.on('taskStarted', sample);
+  s.op.queues.on('taskStarted', (e) => {
+    sample();
+    // the modules an afterAll run must come after: those enabled when it starts
+    const m = e.task.metadata;
+    if (m.kind === 'GlobalHookRun' && m.bindingType === 'afterAll') s.trace.add(`enabled-at-afterAll ${s.op.manager.enabledModules.join(',')}`);
+  });
   s.op.queues.on('taskFinished', sample);
   return w;
 }
@@ -233,41 +239,61 @@ export async function started(w: World): Promise<World> {
 /** Every line of the module's hook of one kind (`beforeHelm`, `onStartup`, `objs:Synchronization`). */
 const runsOf = (lines: readonly string[], module: string, kind: string) => lines.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith(`${module} ${kind} `)).map(([, i]) => i);
 
+/** A trace without the lines the test adds. */
+export const bare = (lines: readonly string[]) => lines.filter((l) => !l.startsWith('enabled-at-afterAll '));
+
 /**
  * The invariants of issue 21 on a trace: (1) every afterAll ran after beforeHelm, Helm and afterHelm of
- * every module of `enabled` since the last beforeAll, and at most once per beforeAll; (2) each module
- * ran its onStartup hooks exactly once, before its first beforeHelm; (3) its Synchronization ran before
- * its first beforeHelm, and every beforeHelm saw the values it set.
+ * every module enabled then (the `enabled-at-afterAll` line before it) since the last beforeAll, and at most once per beforeAll; per
+ * module and per enabling (the spans between its afterDeleteHelm runs): (2) onStartup ran exactly once,
+ * before the first beforeHelm; (3) its Synchronization ran before the first beforeHelm, and every
+ * beforeHelm saw the values it set. `enabled`: modules that must have run by the end.
  */
 export function checkInvariants(lines: readonly string[], enabled: readonly string[]): void {
+  const all = () => lines.join('\n');
   let lastBeforeAll = -1;
   let afterAllSince = 0;
+  let enabledThen = '';
+  const modules = new Set<string>(enabled);
   lines.forEach((l, i) => {
+    const m = /^(\S+) (onStartup|beforeHelm) /.exec(l);
+    if (m && m[1] !== 'g') modules.add(m[1]!);
+    if (l.startsWith('enabled-at-afterAll ')) enabledThen = l.slice('enabled-at-afterAll '.length);
     if (l.startsWith('g beforeAll ')) {
       lastBeforeAll = i;
       afterAllSince = 0;
     }
     if (!l.startsWith('g afterAll ')) return;
     afterAllSince++;
-    assert.ok(afterAllSince <= 1, `afterAll ran twice after the beforeAll at line ${lastBeforeAll}:\n${lines.join('\n')}`);
+    assert.ok(afterAllSince <= 1, `afterAll ran twice after the beforeAll at line ${lastBeforeAll}:\n${all()}`);
     const since = lines.slice(lastBeforeAll + 1, i);
-    for (const m of enabled) {
-      for (const step of [`${m} beforeHelm `, `helm ${m}`, `${m} afterHelm `]) {
-        assert.ok(
-          since.some((x) => x.startsWith(step)),
-          `afterAll at line ${i} ran before "${step.trim()}" of the converge that began at line ${lastBeforeAll}:\n${lines.join('\n')}`,
-        );
+    for (const mod of enabledThen.split(',').filter(Boolean)) {
+      for (const step of [`${mod} beforeHelm `, `helm ${mod}`, `${mod} afterHelm `]) {
+        assert.ok(since.some((x) => x.startsWith(step)), `afterAll at line ${i} ran before "${step.trim()}" of the converge that began at line ${lastBeforeAll}:\n${all()}`);
       }
     }
   });
-  for (const m of enabled) {
-    const startups = runsOf(lines, m, 'onStartup');
-    const helms = runsOf(lines, m, 'beforeHelm');
-    const syncs = runsOf(lines, m, 'objs:Synchronization');
-    assert.equal(startups.length, 1, `${m}: onStartup ran ${startups.length} times:\n${lines.join('\n')}`);
-    assert.ok(helms.length > 0, `${m} never ran beforeHelm:\n${lines.join('\n')}`);
-    assert.ok(startups[0]! < helms[0]!, `${m}: beforeHelm before onStartup:\n${lines.join('\n')}`);
-    assert.ok(syncs.length > 0 && syncs[0]! < helms[0]!, `${m}: beforeHelm before Synchronization:\n${lines.join('\n')}`);
-    for (const i of helms) assert.match(lines[i]!, / synced=yes /, `${m}: a beforeHelm without the values of Synchronization (line ${i}):\n${lines.join('\n')}`);
+  for (const m of modules) {
+    const deletes = runsOf(lines, m, 'afterDeleteHelm');
+    const spans = [-1, ...deletes, lines.length];
+    for (let k = 0; k + 1 < spans.length; k++) {
+      const span = lines.slice(spans[k]! + 1, spans[k + 1]!);
+      const at = `${m}, enabling ${k + 1} (after line ${spans[k]})`;
+      const startups = runsOf(span, m, 'onStartup');
+      const helms = runsOf(span, m, 'beforeHelm');
+      const syncs = runsOf(span, m, 'objs:Synchronization');
+      if (helms.length === 0) {
+        assert.ok(startups.length <= 1, `${at}: onStartup ran ${startups.length} times:\n${all()}`);
+        continue;
+      }
+      assert.equal(startups.length, 1, `${at}: onStartup ran ${startups.length} times:\n${all()}`);
+      assert.ok(startups[0]! < helms[0]!, `${at}: beforeHelm before onStartup:\n${all()}`);
+      assert.ok(syncs.length > 0 && syncs[0]! < helms[0]!, `${at}: beforeHelm before Synchronization:\n${all()}`);
+      for (const i of helms) assert.match(span[i]!, / synced=yes /, `${at}: a beforeHelm without the values of Synchronization:\n${all()}`);
+    }
+    if (enabled.includes(m)) {
+      const last = lines.slice((deletes.at(-1) ?? -1) + 1);
+      assert.ok(runsOf(last, m, 'afterHelm').length > 0, `${m} is enabled but never ran:\n${all()}`);
+    }
   }
 }
