@@ -29,6 +29,10 @@ export interface ResourceInfo {
 export interface RestMapperOptions {
   /** Least time between two discovery refreshes caused by misses (default 1000 ms). */
   minRefreshIntervalMs?: number;
+  /** Clock of the refresh interval (default Date.now). */
+  now?: () => number;
+  /** How a miss waits for the next refresh slot (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The kind is not served by the API server (after a discovery refresh). */
@@ -183,6 +187,8 @@ export class RestMapper {
   private lastRefreshAt = 0;
   private refreshing: Promise<void> | undefined;
   private readonly minRefreshIntervalMs: number;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -190,6 +196,8 @@ export class RestMapper {
   ) {
     this.discovery = new Discovery(kc);
     this.minRefreshIntervalMs = options.minRefreshIntervalMs ?? 1000;
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   /**
@@ -231,7 +239,7 @@ export class RestMapper {
   /** Forgets all discovery data; the next lookup fetches it again. */
   invalidate(): void {
     this.discovery = new Discovery(this.kc);
-    this.lastRefreshAt = Date.now();
+    this.lastRefreshAt = this.now();
   }
 
   private async lookup(d: Discovery, apiVersion: string | undefined, kind: string): Promise<ResourceInfo | undefined> {
@@ -244,8 +252,8 @@ export class RestMapper {
   private async refreshAfterMiss(seen: Discovery): Promise<void> {
     if (this.discovery !== seen) return; // refreshed since this lookup began
     this.refreshing ??= (async () => {
-      const wait = this.lastRefreshAt + this.minRefreshIntervalMs - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const wait = this.lastRefreshAt + this.minRefreshIntervalMs - this.now();
+      if (wait > 0) await this.sleep(wait);
       if (this.discovery === seen) this.invalidate();
     })().finally(() => {
       this.refreshing = undefined;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { requestJson } from '../../src/kube/http.js';
+import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { JsonObject } from '../../src/util/json.js';
 import type { HelmPort } from '../../src/operator/ports.js';
@@ -24,11 +24,13 @@ function moduleChart(): string {
   });
 }
 
+/** The object at path, or undefined when the API answers 404 NotFound (any other failure fails the test). */
 async function get(kc: Parameters<typeof requestJson>[0], path: string): Promise<any> {
   try {
     return await requestJson(kc, 'GET', path);
-  } catch {
-    return undefined;
+  } catch (err) {
+    if (isApiStatus(err, 404, 'NotFound')) return undefined;
+    throw err;
   }
 }
 

@@ -124,15 +124,35 @@ test('stop() ends a watch and a list that the server has not answered yet', asyn
   sandbox.clearRequestLog();
   sandbox.dropWatches();
   await until(() => sandbox.requests.some((r) => r.query.watch === 'true'), 'the held watch request');
-  await inf.stop();
+  await resolvesBeforeTheAnswer(sandbox, inf.stop(), sandbox.requests.find((r) => r.query.watch === 'true')!, 'stop() during a held watch');
   // a list held the same way
   const listing = new Informer({ kc, path: PATH, ...recorder() });
   const started = listing.start();
   await until(() => sandbox.requests.some((r) => r.query.watch !== 'true'), 'the held list request');
-  await listing.stop();
-  await started;
+  const held = sandbox.requests.find((r) => r.query.watch !== 'true')!;
+  await resolvesBeforeTheAnswer(sandbox, listing.stop().then(() => started), held, 'stop() during a held list');
   sandbox.setLatency(0);
 });
+
+/**
+ * Proves that `done` resolves while the server still holds `request` (it has sent no answer). Should
+ * `done` wait for the answer instead, the held requests are released after 10 s so that the test fails
+ * (it never hangs).
+ */
+async function resolvesBeforeTheAnswer(sandbox: Sandbox, done: Promise<unknown>, request: { status?: number }, what: string): Promise<void> {
+  let released = false;
+  const bound = setTimeout(() => {
+    released = true;
+    sandbox.setLatency(0);
+  }, 10_000);
+  try {
+    await done;
+  } finally {
+    clearTimeout(bound);
+  }
+  assert.equal(released, false, `${what} waited for the server's answer`);
+  assert.equal(request.status, undefined, `${what}: the server had answered already`);
+}
 
 test('label and field selectors are passed to list and watch', async (t) => {
   const { sandbox, kc } = await setup();

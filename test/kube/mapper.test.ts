@@ -144,23 +144,47 @@ test('without apiVersion the preferred version wins and the core group comes fir
 });
 
 test('refreshes after misses are rate-limited and shared by concurrent lookups', async (t) => {
-  const { sandbox, kc, mapper } = await setup(t, { minRefreshIntervalMs: 400 });
+  // a clock of the test's own: the mapper's waits are recorded and end only when the test says so
+  let now = 1_000_000;
+  const sleeps: { ms: number; wake: () => void }[] = [];
+  const { sandbox, kc, mapper } = await setup(t, {
+    minRefreshIntervalMs: 400,
+    now: () => now,
+    sleep: (ms) => new Promise<void>((wake) => sleeps.push({ ms, wake })),
+  });
   const groupListFetches = () => sandbox.requests.filter((r) => r.path === '/apis').length;
+  // the first load, and the first refresh: nothing refreshed before, so no wait
   await assert.rejects(mapper.resolve(undefined, 'Nope'), KindNotServedError);
   assert.equal(groupListFetches(), 2, 'the first load and one refresh');
+  assert.equal(sleeps.length, 0);
 
   // the CRD appears right after a refresh: the next miss waits for the next refresh slot, then finds it
   await createCrd(kc, crd('Late'));
-  assert.equal((await mapper.resolve(undefined, 'Late')).kind, 'Late');
+  now += 100;
+  const late = mapper.resolve(undefined, 'Late');
+  await waitFor(() => sleeps.length === 1);
+  assert.equal(sleeps[0].ms, 300, 'the rest of the interval since the last refresh');
+  assert.equal(groupListFetches(), 2, 'no refresh before the slot');
+  now += 300;
+  sleeps[0].wake();
+  assert.equal((await late).kind, 'Late');
   assert.equal(groupListFetches(), 3);
-  // refreshes are at least the interval apart (measured by the server, whatever the machine's load)
-  const at = sandbox.requests.filter((r) => r.path === '/apis').map((r) => Date.parse(r.time));
-  assert.ok(at[2]! - at[1]! >= 300, `refreshes ${at[2]! - at[1]!} ms apart`);
 
-  const misses = await Promise.allSettled([mapper.resolve(undefined, 'A1'), mapper.resolve(undefined, 'A2'), mapper.resolve(undefined, 'A3')]);
-  assert.ok(misses.every((m) => m.status === 'rejected'));
+  // three concurrent misses share one wait and one refresh
+  const misses = Promise.allSettled([mapper.resolve(undefined, 'A1'), mapper.resolve(undefined, 'A2'), mapper.resolve(undefined, 'A3')]);
+  await waitFor(() => sleeps.length === 2);
+  assert.equal(sleeps[1].ms, 400);
+  sleeps[1].wake();
+  assert.ok((await misses).every((m) => m.status === 'rejected'));
+  assert.equal(sleeps.length, 2, 'one wait for the three misses');
   assert.equal(groupListFetches(), 4, 'three concurrent misses, one refresh');
 });
+
+/** Yields to the event loop until cond holds (the sandbox answers in between); fails after 400 turns. */
+async function waitFor(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !cond(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(cond(), 'the condition never held');
+}
 
 test('discovery failures are reported and not cached', async (t) => {
   const { sandbox, mapper } = await setup(t);
