@@ -12,7 +12,7 @@
  * - onStartup ⇒ `{"binding":"onStartup"}` only;
  * - `snapshots` when the binding has a non-empty `includeSnapshotsFrom` (after group expansion), and always for
  *   addon-operator's beforeAll/afterAll/beforeHelm/afterHelm/beforeDeleteHelm/afterDeleteHelm (all kubernetes
- *   bindings of the hook; `{}` when it has none: DESIGN §4.14);
+ *   bindings of the hook; `{}` when it has none: DESIGN §4.14; v1 only: v0 contexts are `{"binding": ...}`);
  * - a binding with `group` ⇒ `type: "Group"`, `groupName`, nothing else;
  * - schedule ⇒ `type: "Schedule"`;
  * - Synchronization ⇒ `objects` (`[]` when empty); Event ⇒ `watchEvent` and the item's `object`/`filterResult`
@@ -230,8 +230,8 @@ const V0_EVENTS: Readonly<Record<WatchEvent, string>> = { Added: 'add', Modified
 function mapV0(ctx: BindingContext, source: SnapshotSource): Record<string, unknown> {
   if (ctx.type === 'onStartup') return { binding: 'onStartup' };
   const res: Record<string, unknown> = { binding: ctx.binding };
-  // DESIGN §4.14: lifecycle contexts always carry snapshots, in both formats.
-  if (ctx.type === 'lifecycle') res.snapshots = snapshotsMap(ctx.includeSnapshotsFrom, source);
+  // v0 contexts carry only the keys of shell-operator's MapV0 (reference §2.9): `{"binding": ...}` for every
+  // binding that is not kubernetes, lifecycle ones included (DESIGN §4.14's snapshots are v1's).
   if (ctx.type !== 'Synchronization' && ctx.type !== 'Event') return res;
   res.resourceEvent = ctx.type === 'Event' ? V0_EVENTS[ctx.watchEvent] : '';
   const obj = ctx.type === 'Event' ? ctx.item?.object : undefined;

@@ -36,6 +36,8 @@ interface HookRunCommon {
   event: string;
   allowFailure: boolean;
   sync?: SyncMark;
+  /** Synchronization runs of the same hook combined into this one (grouped bindings): finished with it. */
+  combinedSyncs?: { taskId: string; sync: SyncMark }[];
 }
 
 export interface GlobalHookRunMeta extends HookRunCommon {

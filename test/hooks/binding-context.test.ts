@@ -59,10 +59,18 @@ void test('lifecycle contexts always carry snapshots; {} without kubernetes bind
     bindingContextsToJson([lifecycleContext(g, 'beforeAll')], { version: 'v1', snapshots: source }),
     '[{"binding":"beforeAll","snapshots":{"monitor-pods":[{"filterResult":{"app":"a"},"object":{"apiVersion":"v1","kind":"Pod","metadata":{"labels":{"app":"a"},"name":"pod-a","namespace":"default"}}}],"nodes":[]}}]\n',
   );
-  assert.equal(
-    bindingContextsToJson([lifecycleContext(g, 'afterAll')], { version: 'v0' }),
-    '[{"binding":"afterAll","snapshots":{"monitor-pods":[],"nodes":[]}}]\n',
-  );
+});
+
+void test('v0 lifecycle contexts carry only the binding (MapV0), no snapshots', () => {
+  const v0 = cfg({ beforeAll: 10, onKubernetesEvent: [{ name: 'pods', kind: 'Pod' }] }, 'global');
+  const source: SnapshotSource = () => [makeSnapshotItem(kb(v0, 'pods'), POD_A)];
+  for (const binding of ['beforeAll', 'afterAll'] as const) {
+    assert.equal(bindingContextsToJson([lifecycleContext(v0, binding)], { version: 'v0', snapshots: source }), `[{"binding":"${binding}"}]\n`);
+  }
+  const m = cfg({ beforeHelm: 1, afterHelm: 1, afterDeleteHelm: 1, onKubernetesEvent: [{ name: 'pods', kind: 'Pod' }] });
+  for (const binding of ['beforeHelm', 'afterHelm', 'afterDeleteHelm'] as const) {
+    assert.equal(bindingContextsToJson([lifecycleContext(m, binding)], { version: 'v0', snapshots: source }), `[{"binding":"${binding}"}]\n`);
+  }
 });
 
 void test('schedule: type Schedule, snapshots when includeSnapshotsFrom is set', () => {

@@ -11,7 +11,12 @@ import { hookLabel, type GlobalHookRunMeta, type ModuleHookRunMeta, type Operato
 
 type HookRunMeta = GlobalHookRunMeta | ModuleHookRunMeta;
 
-/** Takes the tasks for the same hook that directly follow `task` into its contexts (v1 hooks only). */
+/**
+ * Takes the tasks for the same hook that directly follow `task` into its contexts (v1 hooks only). A
+ * Synchronization run combines only when its binding has a group (shell-operator: the grouped
+ * Synchronization runs of a hook collapse into one run with one Group context); the combined runs'
+ * bindings are unlocked when this one finishes.
+ */
 function combineFollowing(task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>): void {
   const asCombinable = (t: OperatorTask) => {
     const m = t.metadata as HookRunMeta;
@@ -21,7 +26,11 @@ function combineFollowing(task: OperatorTask, meta: HookRunMeta, queue: TaskQueu
   const following = all.slice(all.indexOf(task) + 1).map(asCombinable);
   const combined = combineBindingContexts(asCombinable(task), following, { hookVersion: meta.hook.config.version });
   if (!combined) return;
-  for (const c of combined.combined) queue.remove(c.task.id);
+  for (const c of combined.combined) {
+    queue.remove(c.task.id);
+    const m = c.task.metadata as HookRunMeta;
+    if (m.sync) (meta.combinedSyncs ??= []).push({ taskId: c.task.id, sync: m.sync }, ...(m.combinedSyncs ?? []));
+  }
   meta.contexts = combined.contexts;
 }
 
@@ -35,13 +44,15 @@ function skipsSynchronization(meta: HookRunMeta): boolean {
 
 function finishSync(rt: Runtime, task: OperatorTask, meta: HookRunMeta): void {
   if (!meta.sync) return;
-  rt.bindingsOf(meta.hook).unlock(meta.sync.binding);
-  if (meta.kind === 'GlobalHookRun') rt.pendingGlobalSync.delete(task.id);
-  else rt.moduleState(meta.module).pendingSync.delete(task.id);
+  for (const { taskId, sync } of [{ taskId: task.id, sync: meta.sync }, ...(meta.combinedSyncs ?? [])]) {
+    rt.bindingsOf(meta.hook).unlock(sync.binding);
+    if (meta.kind === 'GlobalHookRun') rt.pendingGlobalSync.delete(taskId);
+    else rt.moduleState(meta.module).pendingSync.delete(taskId);
+  }
 }
 
 async function runHook(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>) {
-  if (!meta.sync) combineFollowing(task, meta, queue);
+  combineFollowing(task, meta, queue);
   const contexts: BindingContext[] = meta.contexts;
   return meta.kind === 'GlobalHookRun'
     ? rt.runGlobalHook(meta.hook, contexts, meta.bindingType, queue.name)
