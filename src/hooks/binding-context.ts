@@ -227,7 +227,7 @@ function mapV1(ctx: BindingContext, source: SnapshotSource): Record<string, unkn
 
 const V0_EVENTS: Readonly<Record<WatchEvent, string>> = { Added: 'add', Modified: 'update', Deleted: 'delete' };
 
-function mapV0(ctx: BindingContext, source: SnapshotSource): Record<string, unknown> {
+function mapV0(ctx: BindingContext, _source: SnapshotSource): Record<string, unknown> {
   if (ctx.type === 'onStartup') return { binding: 'onStartup' };
   const res: Record<string, unknown> = { binding: ctx.binding };
   // v0 contexts carry only the keys of shell-operator's MapV0 (reference §2.9): `{"binding": ...}` for every
