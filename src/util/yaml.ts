@@ -148,10 +148,22 @@ function yamlError(source: SourceName, doc: Document.Parsed): UserError | undefi
   return new UserError(`invalid YAML in ${where}: ${firstLine}`);
 }
 
+/** How many alias expansions a document may make (the yaml library's resource-exhaustion guard). */
+const MAX_ALIAS_COUNT = 1000;
+
 function docToData(doc: Document.Parsed, source: SourceName): unknown {
   const err = yamlError(source, doc);
   if (err) throw err;
-  const raw = doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch (e) {
+    // the library's "Excessive alias count ..." (an alias bomb) and the like: say which input
+    if (e instanceof Error && /alias/i.test(e.message)) {
+      throw new UserError(`invalid YAML in ${source}: too many aliases (more than ${MAX_ALIAS_COUNT} expansions): refused as a possible alias bomb`);
+    }
+    throw e;
+  }
   return toJsonData(raw, source);
 }
 
