@@ -180,12 +180,14 @@ function compatible(constraint: string | undefined, version: string): boolean {
 }
 
 /**
- * chartutil.ProcessDependenciesWithMerge: applies aliases and drops subcharts disabled by their
- * `condition` or `tags` (Chart.yaml dependencies). Returns a new chart tree; `chart` is untouched.
+ * chartutil.ProcessDependenciesWithMerge: applies aliases, drops subcharts disabled by their
+ * `condition` or `tags` (Chart.yaml dependencies), then imports values (`import-values`). Returns a
+ * new chart tree; `chart` is untouched.
  */
 export function processDependencies(chart: Chart, values: JsonObject, warn: Warn = () => {}): Chart {
   const copy = copyTree(chart, undefined);
   enableDependencies(copy, values, '', warn);
+  importDependencyValues(copy, warn);
   return copy;
 }
 
@@ -254,4 +256,68 @@ function applyConditions(reqs: NonNullable<Chart['metadata']['dependencies']>, c
       warn(`Warning: Condition path '${cond}' for chart ${r.name} returned non-bool value`);
     }
   }
+}
+
+/**
+ * chartutil.processDependencyImportValues with merge (ProcessDependenciesWithMerge, Helm 3.19): each
+ * chart with dependencies, bottom up, gets as its own values its values merged with its subcharts'
+ * (nulls kept), under the tables its dependencies' `import-values` name: `{child, parent}` puts the
+ * subchart's `child` table at `parent` (`.` for the top), a plain name imports `exports.NAME` at the
+ * top. The chart's own values win over imported ones. A missing table is a warning, as in Helm.
+ */
+export function importDependencyValues(c: Chart, warn: Warn = () => {}): void {
+  for (const d of c.dependencies) importDependencyValues(d, warn);
+  const reqs = c.metadata.dependencies;
+  if (!reqs) return;
+  const cvals = mergeValues(c, {}, warn);
+  const merger = new Coalescer(warn, true);
+  let b: JsonObject = {};
+  for (const r of reqs) {
+    if (!r) continue;
+    const out: JsonObject[] = [];
+    for (const riv of r['import-values'] ?? []) {
+      if (isTable(riv)) {
+        const child = sprintf('%v', [riv.child ?? null]);
+        const parent = sprintf('%v', [riv.parent ?? null]);
+        out.push({ child, parent });
+        const vv = tableAt(cvals, `${r.name}.${child}`);
+        if (typeof vv === 'string') {
+          warn(`Warning: ImportValues missing table from chart ${r.name}: ${vv}`);
+          continue;
+        }
+        b = merger.tables(b, pathToMap(parent, vv), '');
+      } else if (typeof riv === 'string') {
+        const child = `exports.${riv}`;
+        out.push({ child, parent: '.' });
+        const vm = tableAt(cvals, `${r.name}.${child}`);
+        if (typeof vm === 'string') {
+          warn(`Warning: ImportValues missing table: ${vm}`);
+          continue;
+        }
+        b = merger.tables(b, vm, '');
+      }
+    }
+    r['import-values'] = out.length > 0 ? out : undefined;
+  }
+  c.values = merger.tables(cloneValues(cvals), b, '');
+}
+
+/** Values.Table: the table at a dotted path, or Helm's error text (`"x" is not a table`). */
+function tableAt(v: JsonObject, path: string): JsonObject | string {
+  let t = v;
+  for (const seg of path.split('.')) {
+    const next = t[seg];
+    if (!isTable(next)) return `${JSON.stringify(seg)} is not a table`;
+    t = next;
+  }
+  return t;
+}
+
+/** pathToMap: `a.b` and a table give {a: {b: table}}; `.` the table itself. */
+function pathToMap(path: string, data: JsonObject): JsonObject {
+  if (path === '.') return data;
+  let cur: JsonObject = data;
+  const segs = path.split('.');
+  for (let i = segs.length - 1; i >= 0; i--) cur = { [segs[i]!]: cur };
+  return cur;
 }
