@@ -12,6 +12,7 @@ import { KubeMonitors } from '../kube/monitor.js';
 import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
 import { cloneClient, configureClient, isApiStatus, requestJson } from '../kube/http.js';
+import { recordRequests } from '../kube/request-metrics.js';
 import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { HaMode, haSettings } from './start-ha.js';
 import { connectionStats } from '../kube/connections.js';
@@ -100,6 +101,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
   const ref = () => operator?.runtime;
   const metrics = new OperatorMetrics({ prefix: opts.prometheusMetricsPrefix, sources: metricSources(ref) });
   registerKubeConnectionMetrics(metrics.registry, metrics.prefix, connectionStats);
+  recordRequests({ latency: (r) => metrics.kubeRequestLatency('main', r), result: (r) => metrics.kubeRequestResult('main', r) });
   const hookMetrics = new HookMetricsStorage();
   // HA: the client is made first, as the election needs it; a standby's /readyz asks the leader's
   const kc = ha ? mainClient(opts, checked, undefined) : undefined;

@@ -10,4 +10,4 @@ export { renderChart, renderTemplateFiles, RenderPhaseError, type RenderOptions,
 export { INSTALL_ORDER, UNINSTALL_ORDER, splitManifests, sortManifests, type Manifest, type Hook } from './manifests.js';
 export { decodeRelease, encodeRelease, releaseJson, type Release, type ReleaseStatus } from './release.js';
 export { ReleaseStore, releaseSecretName } from './release-store.js';
-export { HelmReleases, CHECKSUM_LABEL, type HelmReleasesOptions, type ReleaseRequest, type ReleaseOutcome, type ReleaseLog } from './releases.js';
+export { HelmReleases, CHECKSUM_LABEL, type HelmReleasesOptions, type HelmOperation, type ReleaseRequest, type ReleaseOutcome, type ReleaseLog } from './releases.js';

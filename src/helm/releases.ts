@@ -7,6 +7,7 @@
  * one stored on the last deployed revision (release label `moduleChecksum`, where the Go operator
  * keeps its own) and every object of that revision still exists (LIFECYCLE-STEPS step 5).
  */
+import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KindNotServedError, type RestMapper } from '../kube/mapper.js';
 import { checksumJson, type JsonObject } from '../util/json.js';
@@ -25,7 +26,11 @@ export interface ReleaseRequest {
   namespace: string;
   chartDir: string;
   values: JsonObject;
+  /** Told how long each step took (Go's `helm_operation_seconds`): the render, the check, the upgrade. */
+  onOperation?: (operation: HelmOperation, seconds: number) => void;
 }
+
+export type HelmOperation = 'template' | 'check-upgrade' | 'upgrade';
 
 export interface ReleaseLog {
   info(message: string): void;
@@ -166,6 +171,12 @@ export class HelmReleases {
 
   private async doUpgradeInstall(req: ReleaseRequest): Promise<ReleaseOutcome> {
     const { release: name, namespace, values } = req;
+    let stepStarted = performance.now();
+    const step = (operation: HelmOperation) => {
+      const now = performance.now();
+      req.onOperation?.(operation, (now - stepStarted) / 1000);
+      stepStarted = now;
+    };
     const chart = loadChart(req.chartDir, { syntheticName: name });
     let history = await this.store.history(name, namespace);
     const last = history.at(-1);
@@ -180,9 +191,11 @@ export class HelmReleases {
     const capabilities = await this.getCapabilities();
 
     const probe = this.probeRender(chart, req, capabilities);
+    step('template');
     const checksum = checksumJson({ values, manifest: probe.manifest });
     if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
       const absent = await this.absent(deployed);
+      step('check-upgrade');
       if (absent.length === 0) return 'unchanged';
       this.log.info(`release ${name}: ${absent.length} object(s) absent (${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', ...' : ''}), upgrading`);
     }
@@ -210,6 +223,7 @@ export class HelmReleases {
     record.info.status = 'deployed';
     record.info.description = previous ? 'Upgrade complete' : 'Install complete';
     await this.store.update(record);
+    step('upgrade');
     return previous ? 'upgraded' : 'installed';
   }
 

@@ -14,6 +14,7 @@ import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } 
 import type { KubeConfig } from '@kubernetes/client-node';
 import { poolFor } from './connections.js';
 import { RateLimiter, backoffDelay, sleep } from '../util/rate-limit.js';
+import { requestLatency, requestResult } from './request-metrics.js';
 
 export class KubeApiError extends Error {
   override name = 'KubeApiError';
@@ -188,12 +189,14 @@ export async function requestJson<T = unknown>(
   if (payload !== undefined) Object.assign(headers, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) });
   const client = clientOf(kc);
   const { timeoutMs } = client.settings;
+  const started = performance.now();
   const { url, opts, send } = await prepare(kc, method, path, query, headers);
   const attempt = (retry: boolean) =>
     new Promise<T>((resolve, reject) => {
       let gotResponse = false;
       const req = send(url, { ...opts, signal: extra.signal }, (res) => {
         gotResponse = true;
+        requestResult(method, url, res.statusCode);
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
@@ -209,6 +212,7 @@ export async function requestJson<T = unknown>(
         res.on('error', reject);
       });
       req.on('error', (e) => {
+        if (!gotResponse) requestResult(method, url, undefined);
         if (retry && method !== 'POST' && staleSocket(req, e, gotResponse)) attempt(false).then(resolve, reject);
         else reject(e);
       });
@@ -217,7 +221,11 @@ export async function requestJson<T = unknown>(
       if (payload !== undefined) req.write(payload);
       req.end();
     });
-  return withRetries(client, method, extra.signal, () => attempt(true));
+  try {
+    return await withRetries(client, method, extra.signal, () => attempt(true));
+  } finally {
+    requestLatency(method, url, started);
+  }
 }
 
 /** One event of a watch stream, as the API server writes it (one JSON object per line). */
@@ -235,6 +243,7 @@ export interface WatchStreamEvent {
  */
 export async function watchStream(kc: KubeConfig, path: string, query: Query, onEvent: (event: WatchStreamEvent) => void, signal: AbortSignal): Promise<void> {
   const client = clientOf(kc);
+  const started = performance.now();
   const { url, opts, send } = await prepare(kc, 'GET', path, { ...query, watch: true }, { Accept: 'application/json' }, true);
   if (signal.aborted) return;
   try {
@@ -254,6 +263,9 @@ export async function watchStream(kc: KubeConfig, path: string, query: Query, on
     };
     const req = send(url, { ...opts, signal: AbortSignal.any([signal, deadline.signal]) }, (res) => {
       answered = true;
+      // a watch counts once its answer starts, as client-go counts it
+      requestResult('GET', url, res.statusCode);
+      requestLatency('GET', url, started);
       const status = res.statusCode ?? 0;
       if (status !== 200) {
         const chunks: Buffer[] = [];
@@ -285,7 +297,10 @@ export async function watchStream(kc: KubeConfig, path: string, query: Query, on
       // a connection cut without an error still ends the watch (the caller watches again)
       res.on('close', () => resolve());
     });
-    req.on('error', ended);
+    req.on('error', (e) => {
+      if (!answered && !signal.aborted && !deadline.signal.aborted) requestResult('GET', url, undefined);
+      ended(e);
+    });
     req.end();
   }).finally(() => clearTimeout(timer));
 }

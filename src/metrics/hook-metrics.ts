@@ -6,6 +6,7 @@
  * Series of one metric may have different label sets, which is why this is not prom-client.
  */
 import { UserError } from '../util/errors.js';
+import { escapeLabelValue, formatValue } from './series.js';
 
 /** The metric operations as the hook engine validated them (structurally the same type). */
 export type HookMetricOperation =
@@ -35,22 +36,12 @@ function labelKey(labels: Record<string, string>): string {
   return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
 }
 
-function escapeLabel(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-}
-
 function formatLabels(labels: Record<string, string>, extra?: [string, string]): string {
   const pairs = Object.keys(labels)
     .sort()
-    .map((k) => `${k}="${escapeLabel(labels[k]!)}"`);
-  if (extra) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
+    .map((k) => `${k}="${escapeLabelValue(labels[k]!)}"`);
+  if (extra) pairs.push(`${extra[0]}="${escapeLabelValue(extra[1])}"`);
   return pairs.length ? `{${pairs.join(',')}}` : '';
-}
-
-function formatNumber(v: number): string {
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  return Number.isNaN(v) ? 'NaN' : String(v);
 }
 
 export class HookMetricsStorage {
@@ -123,12 +114,12 @@ export class HookMetricsStorage {
       out.push(`# HELP ${name} ${name}`, `# TYPE ${name} ${m.type}`);
       for (const s of [...m.series.values()].sort((a, b) => formatLabels(a.labels).localeCompare(formatLabels(b.labels)))) {
         if (m.type !== 'histogram') {
-          out.push(`${name}${formatLabels(s.labels)} ${formatNumber(s.value)}`);
+          out.push(`${name}${formatLabels(s.labels)} ${formatValue(s.value)}`);
           continue;
         }
-        s.buckets!.forEach((b, i) => out.push(`${name}_bucket${formatLabels(s.labels, ['le', formatNumber(b)])} ${s.counts![i]}`));
+        s.buckets!.forEach((b, i) => out.push(`${name}_bucket${formatLabels(s.labels, ['le', formatValue(b)])} ${s.counts![i]}`));
         out.push(`${name}_bucket${formatLabels(s.labels, ['le', '+Inf'])} ${s.count}`);
-        out.push(`${name}_sum${formatLabels(s.labels)} ${formatNumber(s.value)}`);
+        out.push(`${name}_sum${formatLabels(s.labels)} ${formatValue(s.value)}`);
         out.push(`${name}_count${formatLabels(s.labels)} ${s.count}`);
       }
     }

@@ -4,7 +4,8 @@
  * (default `addon_operator_`). Histograms use Prometheus' default buckets, as Go's lazily created
  * ones do. Recording is done through the methods below, so that callers never touch label names.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
+import { FamilySet, HistogramFamily, ValueFamily, type HistogramSeries, type ValueSeries } from './series.js';
 
 export const DEFAULT_METRICS_PREFIX = 'addon_operator_';
 
@@ -53,32 +54,59 @@ export interface OperatorMetricsOptions {
 
 const HOOK_LABELS = ['hook', 'binding', 'queue', 'activation'] as const;
 const MODULE_HOOK_LABELS = ['module', ...HOOK_LABELS] as const;
+/** flant/kube-client's buckets of the request latency (0 to 50 s). */
+const KUBE_CLIENT_BUCKETS = [0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50];
+const KUBE_LABELS = ['module', 'hook', 'binding', 'queue', 'kind'] as const;
 
-type Hooks<L extends string> = {
-  seconds: Histogram<L>;
-  userCpu: Histogram<L>;
-  sysCpu: Histogram<L>;
-  maxRss: Gauge<L>;
-  success: Counter<L>;
-  errors: Counter<L>;
-  allowed: Counter<L>;
-};
+/** The families of one kind of hook (module or global). */
+interface HookFamilies {
+  seconds: HistogramFamily;
+  userCpu: HistogramFamily;
+  sysCpu: HistogramFamily;
+  maxRss: ValueFamily;
+  success: ValueFamily;
+  errors: ValueFamily;
+  allowed: ValueFamily;
+}
+
+/**
+ * The series of one hook label set, found once per label set: recording a run is then a map lookup
+ * and a few additions. Counters and CPU series are made on first use, so that a series appears on
+ * `/metrics` only once it has a value, as in Go.
+ */
+interface HookSeries {
+  values: readonly string[];
+  seconds: HistogramSeries;
+  userCpu?: HistogramSeries;
+  sysCpu?: HistogramSeries;
+  maxRss?: ValueSeries;
+  success?: ValueSeries;
+  errors?: ValueSeries;
+  allowed?: ValueSeries;
+}
 
 export class OperatorMetrics {
+  /** prom-client's registry: the few unlabelled counters, and collectors registered by others. */
   readonly registry = new Registry();
   readonly prefix: string;
-  private readonly moduleHooks: Hooks<(typeof MODULE_HOOK_LABELS)[number]>;
-  private readonly globalHooks: Hooks<(typeof HOOK_LABELS)[number]>;
+  /** The labelled families (reference §4's per-hook and per-module series), rendered by us. */
+  private readonly families = new FamilySet();
+  private readonly moduleHooks: HookFamilies;
+  private readonly globalHooks: HookFamilies;
+  private readonly hookSeries = new Map<string, HookSeries>();
   private readonly m;
   private liveTicks: NodeJS.Timeout | undefined;
+  private configCheck: NodeJS.Timeout | undefined;
+  private configInvalid = false;
 
   constructor(opts: OperatorMetricsOptions = {}) {
     const p = (this.prefix = opts.prefix ?? DEFAULT_METRICS_PREFIX);
-    const registers = [this.registry];
-    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name: p + name, help, labelNames, registers });
-    const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name: p + name, help, labelNames, registers });
-    const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Histogram<L>({ name: p + name, help, labelNames, registers });
-    const hooks = <L extends string>(kind: 'module' | 'global', labels: readonly L[]): Hooks<L> => ({
+    const fam = this.families;
+    const plainCounter = (name: string, help: string) => new Counter({ name: p + name, help, registers: [this.registry] });
+    const counter = (name: string, help: string, labels: readonly string[]) => fam.add(new ValueFamily(p + name, help, 'counter', labels));
+    const gauge = (name: string, help: string, labels: readonly string[]) => fam.add(new ValueFamily(p + name, help, 'gauge', labels));
+    const histogram = (name: string, help: string, labels: readonly string[]) => fam.add(new HistogramFamily(p + name, help, labels));
+    const hooks = (kind: 'module' | 'global', labels: readonly string[]): HookFamilies => ({
       seconds: histogram(`${kind}_hook_run_seconds`, `Duration of ${kind} hook runs`, labels),
       userCpu: histogram(`${kind}_hook_run_user_cpu_seconds`, `User CPU time of ${kind} hook runs`, labels),
       sysCpu: histogram(`${kind}_hook_run_sys_cpu_seconds`, `System CPU time of ${kind} hook runs`, labels),
@@ -91,87 +119,108 @@ export class OperatorMetrics {
     this.globalHooks = hooks('global', HOOK_LABELS);
     const src = opts.sources ?? {};
     /** A gauge whose series are rebuilt from `read` at every scrape. */
-    const scraped = <L extends string>(name: string, help: string, labelNames: readonly L[], read: (set: (labels: Record<L, string>, v: number) => void) => void) =>
-      new Gauge<L>({
-        name: p + name,
-        help,
-        labelNames,
-        registers,
-        collect() {
-          this.reset();
-          read((labels, v) => this.set(labels, v));
-        },
-      });
+    const scraped = (name: string, help: string, labels: readonly string[], read: (set: (values: readonly string[], v: number) => void) => void) => {
+      const g = gauge(name, help, labels);
+      return () => {
+        g.reset();
+        read((values, v) => g.set(values, v));
+      };
+    };
     this.m = {
-      liveTicks: counter('live_ticks', 'Counts up every 10 s while the operator runs'),
-      bindingCount: scraped('binding_count', 'Bindings of a hook', ['module', 'hook'], (set) => {
-        for (const h of src.hooks?.() ?? []) set({ module: h.module, hook: h.hook }, h.bindings);
-      }),
-      configValuesErrors: counter('config_values_errors_total', 'Rejected configurations (ConfigMap parse or validation errors)'),
-      discoverErrors: counter('modules_discover_errors_total', 'Failed ConvergeModules or ApplyKubeConfigValues tasks'),
+      liveTicks: plainCounter('live_ticks', 'Counts up every 10 s while the operator runs'),
+      configValuesErrors: plainCounter('config_values_errors_total', 'Checks (every 5 s) that found the configuration invalid (ConfigMap parse or validation errors)'),
+      discoverErrors: plainCounter('modules_discover_errors_total', 'Failed ConvergeModules or ApplyKubeConfigValues tasks'),
       moduleRunSeconds: histogram('module_run_seconds', 'Duration of ModuleRun tasks', ['module', 'activation']),
       moduleRunErrors: counter('module_run_errors_total', 'Failed ModuleRun tasks', ['module']),
       moduleDeleteErrors: counter('module_delete_errors_total', 'Failed ModuleDelete tasks', ['module']),
-      moduleInfo: scraped('mm_module_info', 'Modules and their enabled state', ['module', 'enabled', 'critical'], (set) => {
-        for (const m of src.modules?.() ?? []) set({ module: m.name, enabled: String(m.enabled), critical: 'false' }, 1);
-      }),
       convergenceSeconds: counter('convergence_seconds', 'Time spent in converges', ['activation']),
       convergenceTotal: counter('convergence_total', 'Finished converges', ['activation']),
       moduleHelmSeconds: histogram('module_helm_seconds', 'Duration of the Helm phase of a module run', ['module', 'activation']),
       helmOperationSeconds: histogram('helm_operation_seconds', 'Duration of Helm operations', ['module', 'activation', 'operation']),
       taskWait: counter('task_wait_in_queue_seconds_total', 'Time tasks waited in their queue', ['module', 'hook', 'binding', 'queue']),
-      queueLength: scraped('tasks_queue_length', 'Tasks in a queue', ['queue'], (set) => {
-        for (const q of src.queues?.() ?? []) set({ queue: q.queue }, q.length);
-      }),
-      queueHead: scraped('tasks_queue_head_info', 'The task at the head of a queue', ['queue', 'module', 'task_type', 'hook'], (set) => {
-        for (const q of src.queues?.() ?? []) if (q.head) set({ queue: q.queue, module: q.head.module, task_type: q.head.taskType, hook: q.head.hook }, 1);
-      }),
-      snapshotObjects: scraped('kube_snapshot_objects', 'Objects in the snapshot of a kubernetes binding', ['module', 'hook', 'binding', 'queue', 'kind'], (set) => {
-        for (const s of src.snapshots?.() ?? []) set({ module: s.module, hook: s.hook, binding: s.binding, queue: s.queue, kind: s.kind }, s.objects);
-      }),
-      jqFilterSeconds: histogram('kube_jq_filter_duration_seconds', 'Duration of jqFilter runs of kubernetes bindings', ['module', 'hook', 'binding', 'queue', 'kind']),
-      kubeEventSeconds: histogram('kube_event_duration_seconds', 'Duration of handling a Kubernetes event', ['module', 'hook', 'binding', 'queue', 'kind']),
+      jqFilterSeconds: histogram('kube_jq_filter_duration_seconds', 'Duration of jqFilter runs of kubernetes bindings', KUBE_LABELS),
+      kubeEventSeconds: histogram('kube_event_duration_seconds', 'Duration of handling a Kubernetes event', KUBE_LABELS),
       watchErrors: counter('kubernetes_client_watch_errors_total', 'Errors of Kubernetes watches', ['error_type']),
-      requestLatency: histogram('kubernetes_client_request_latency_seconds', 'Latency of Kubernetes API requests', ['component', 'verb', 'url']),
+      requestLatency: fam.add(new HistogramFamily(p + 'kubernetes_client_request_latency_seconds', 'Latency of Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS)),
       requestResult: counter('kubernetes_client_request_result_total', 'Results of Kubernetes API requests', ['component', 'code', 'method', 'host']),
     };
+    this.refreshScraped = [
+      scraped('binding_count', 'Bindings of a hook', ['module', 'hook'], (set) => {
+        for (const h of src.hooks?.() ?? []) set([h.module, h.hook], h.bindings);
+      }),
+      scraped('mm_module_info', 'Modules and their enabled state', ['module', 'enabled', 'critical'], (set) => {
+        for (const m of src.modules?.() ?? []) set([m.name, String(m.enabled), 'false'], 1);
+      }),
+      scraped('tasks_queue_length', 'Tasks in a queue', ['queue'], (set) => {
+        for (const q of src.queues?.() ?? []) set([q.queue], q.length);
+      }),
+      scraped('tasks_queue_head_info', 'The task at the head of a queue', ['queue', 'module', 'task_type', 'hook'], (set) => {
+        for (const q of src.queues?.() ?? []) if (q.head) set([q.queue, q.head.module, q.head.taskType, q.head.hook], 1);
+      }),
+      scraped('kube_snapshot_objects', 'Objects in the snapshot of a kubernetes binding', KUBE_LABELS, (set) => {
+        for (const s of src.snapshots?.() ?? []) set([s.module, s.hook, s.binding, s.queue, s.kind], s.objects);
+      }),
+    ];
   }
 
-  /** Starts `live_ticks` (+1 every 10 s). */
+  private readonly refreshScraped: (() => void)[];
+
+  /** Starts `live_ticks` (+1 every 10 s) and the 5-second check of the config's validity. */
   start(): void {
     this.liveTicks ??= setInterval(() => this.m.liveTicks.inc(), 10_000).unref();
+    this.configCheck ??= setInterval(() => {
+      if (this.configInvalid) this.m.configValuesErrors.inc();
+    }, 5_000).unref();
   }
 
   stop(): void {
     clearInterval(this.liveTicks);
-    this.liveTicks = undefined;
+    clearInterval(this.configCheck);
+    this.liveTicks = this.configCheck = undefined;
+  }
+
+  /** The series of a hook label set (found by one joined key). */
+  private hookSeriesOf(l: HookRunLabels): HookSeries {
+    const key = `${l.module ?? '\u0001'}\u0000${l.hook}\u0000${l.binding}\u0000${l.queue}\u0000${l.activation}`;
+    let s = this.hookSeries.get(key);
+    if (s === undefined) {
+      const values = l.module === undefined ? [l.hook, l.binding, l.queue, l.activation] : [l.module, l.hook, l.binding, l.queue, l.activation];
+      s = { values, seconds: this.hookFamilies(l).seconds.series(values) };
+      this.hookSeries.set(key, s);
+    }
+    return s;
+  }
+
+  private hookFamilies(l: HookRunLabels): HookFamilies {
+    return l.module === undefined ? this.globalHooks : this.moduleHooks;
   }
 
   /** A hook run: duration and, when known, CPU and memory of its process. */
   hookRun(l: HookRunLabels, seconds: number, usage?: ProcessUsage): void {
-    const set = l.module === undefined ? this.globalHooks : this.moduleHooks;
-    const labels = this.hookLabels(l);
-    set.seconds.observe(labels, seconds);
+    const s = this.hookSeriesOf(l);
+    const f = this.hookFamilies(l);
+    f.seconds.observeIn(s.seconds, seconds);
     if (!usage) return;
-    set.userCpu.observe(labels, usage.userSeconds);
-    set.sysCpu.observe(labels, usage.sysSeconds);
-    if (usage.maxRssBytes !== undefined) set.maxRss.set(labels, usage.maxRssBytes);
+    f.userCpu.observeIn((s.userCpu ??= f.userCpu.series(s.values)), usage.userSeconds);
+    f.sysCpu.observeIn((s.sysCpu ??= f.sysCpu.series(s.values)), usage.sysSeconds);
+    if (usage.maxRssBytes !== undefined) (s.maxRss ??= f.maxRss.series(s.values)).value = usage.maxRssBytes;
   }
 
   /** The result of a GlobalHookRun or ModuleHookRun task. */
   hookTaskResult(l: HookRunLabels, result: HookRunResult): void {
-    const set = l.module === undefined ? this.globalHooks : this.moduleHooks;
-    const c = result === 'success' ? set.success : result === 'error' ? set.errors : set.allowed;
-    c.inc(this.hookLabels(l));
+    const s = this.hookSeriesOf(l);
+    const f = this.hookFamilies(l);
+    if (result === 'success') (s.success ??= f.success.series(s.values)).value++;
+    else if (result === 'error') (s.errors ??= f.errors.series(s.values)).value++;
+    else (s.allowed ??= f.allowed.series(s.values)).value++;
   }
 
-  private hookLabels(l: HookRunLabels): Record<string, string> {
-    const common = { hook: l.hook, binding: l.binding, queue: l.queue, activation: l.activation };
-    return l.module === undefined ? common : { module: l.module, ...common };
-  }
-
-  configValuesError(): void {
-    this.m.configValuesErrors.inc();
+  /**
+   * Whether the config last read from the ConfigMap could not be used (parse or validation error):
+   * while it could not, `config_values_errors_total` counts up every 5 s, as Go's `checkConfig` does.
+   */
+  configValid(valid: boolean): void {
+    this.configInvalid = !valid;
   }
 
   discoverError(): void {
@@ -179,52 +228,60 @@ export class OperatorMetrics {
   }
 
   moduleRun(module: string, activation: string, seconds: number, ok: boolean): void {
-    this.m.moduleRunSeconds.observe({ module, activation }, seconds);
-    if (!ok) this.m.moduleRunErrors.inc({ module });
+    this.m.moduleRunSeconds.observe([module, activation], seconds);
+    if (!ok) this.m.moduleRunErrors.inc([module]);
   }
 
   moduleDeleteError(module: string): void {
-    this.m.moduleDeleteErrors.inc({ module });
+    this.m.moduleDeleteErrors.inc([module]);
   }
 
   convergence(activation: string, seconds: number): void {
-    this.m.convergenceSeconds.inc({ activation }, seconds);
-    this.m.convergenceTotal.inc({ activation });
+    this.m.convergenceSeconds.inc([activation], seconds);
+    this.m.convergenceTotal.inc([activation]);
   }
 
   moduleHelm(module: string, activation: string, seconds: number): void {
-    this.m.moduleHelmSeconds.observe({ module, activation }, seconds);
+    this.m.moduleHelmSeconds.observe([module, activation], seconds);
   }
 
   helmOperation(module: string, activation: string, operation: 'template' | 'check-upgrade' | 'upgrade', seconds: number): void {
-    this.m.helmOperationSeconds.observe({ module, activation, operation }, seconds);
+    this.m.helmOperationSeconds.observe([module, activation, operation], seconds);
   }
 
   taskWait(l: { module: string; hook: string; binding: string; queue: string }, seconds: number): void {
-    this.m.taskWait.inc(l, seconds);
+    this.m.taskWait.inc([l.module, l.hook, l.binding, l.queue], seconds);
   }
 
-  jqFilter(l: { module: string; hook: string; binding: string; queue: string; kind: string }, seconds: number): void {
-    this.m.jqFilterSeconds.observe(l, seconds);
-  }
-
-  kubeEvent(l: { module: string; hook: string; binding: string; queue: string; kind: string }, seconds: number): void {
-    this.m.kubeEventSeconds.observe(l, seconds);
+  /** The recorder of one kubernetes binding's jqFilter and event timings, its series found once. */
+  kubeBindingTimings(l: { module: string; hook: string; binding: string; queue: string; kind: string }): { jqFilter(seconds: number): void; event(seconds: number): void } {
+    const values = [l.module, l.hook, l.binding, l.queue, l.kind];
+    const jq = this.m.jqFilterSeconds;
+    const ev = this.m.kubeEventSeconds;
+    // found on first use, so that a binding without a jqFilter shows no jq series
+    let jqSeries: HistogramSeries | undefined;
+    let evSeries: HistogramSeries | undefined;
+    return { jqFilter: (s) => jq.observeIn((jqSeries ??= jq.series(values)), s), event: (s) => ev.observeIn((evSeries ??= ev.series(values)), s) };
   }
 
   watchError(errorType: string): void {
-    this.m.watchErrors.inc({ error_type: errorType });
+    this.m.watchErrors.inc([errorType]);
   }
 
-  /** One request to the Kubernetes API (`url` is the path with names replaced, as client-go's template). */
-  kubeRequest(component: string, r: { verb: string; url: string; method: string; host: string; code: string }, seconds: number): void {
-    this.m.requestLatency.observe({ component, verb: r.verb, url: r.url }, seconds);
-    this.m.requestResult.inc({ component, code: r.code, method: r.method, host: r.host });
+  /** The latency of one request to the Kubernetes API (`url`: client-go's URL template). */
+  kubeRequestLatency(component: string, r: { verb: string; url: string; seconds: number }): void {
+    this.m.requestLatency.observe([component, r.verb, r.url], r.seconds);
+  }
+
+  /** The result of one request to the Kubernetes API (`code`: the status, or `<error>`). */
+  kubeRequestResult(component: string, r: { code: string; method: string; host: string }): void {
+    this.m.requestResult.inc([component, r.code, r.method, r.host]);
   }
 
   /** The Prometheus text exposition of every metric. */
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    for (const refresh of this.refreshScraped) refresh();
+    return this.families.render() + '\n' + (await this.registry.metrics());
   }
 
   get contentType(): string {

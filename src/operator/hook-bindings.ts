@@ -7,13 +7,15 @@ import type { Hook } from '../hooks/hook.js';
 import type { KubernetesBinding, ScheduleBinding } from '../hooks/config-types.js';
 import { eventContext, synchronizationContext, type EventContext, type SnapshotSource, type SynchronizationContext } from '../hooks/binding-context.js';
 import type { ScheduleManager } from '../schedule/index.js';
-import type { BindingEvent, BindingMonitor, KubernetesPort } from './ports.js';
+import type { BindingEvent, BindingMonitor, KubernetesPort, MonitorTimings } from './ports.js';
 import { hookLabel } from './tasks.js';
 
 export interface HookEventSink {
   kubernetes(hook: Hook, binding: KubernetesBinding, context: EventContext): void;
   schedule(hook: Hook, binding: ScheduleBinding): void;
   monitorError(hook: Hook, binding: KubernetesBinding, error: Error): void;
+  /** Where a binding's monitor reports its timings, if anywhere. */
+  timings?(hook: Hook, binding: KubernetesBinding): MonitorTimings;
 }
 
 /** Counters of a binding's snapshot operations (shell-operator's CachedObjectsInfo). */
@@ -83,6 +85,7 @@ export class HookBindings {
         label: `${hookLabel(this.hook)} ${binding.name}`,
         onEvent: (ev) => this.onEvent(state, ev),
         onError: (err) => this.deps.sink.monitorError(this.hook, binding, err),
+        ...(this.deps.sink.timings ? { timings: this.deps.sink.timings(this.hook, binding) } : {}),
       });
       return state;
     });

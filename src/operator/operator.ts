@@ -100,6 +100,7 @@ export class Operator {
         opts.metrics?.watchError(/\b410\b|expired|too old/i.test(error.message) ? 'expired' : 'fail');
         this.log.error({ hook: hook.name, module: hook.module, binding: binding.name, error: error.message }, 'kubernetes monitor error');
       },
+      ...(opts.metrics ? { timings: (hook: Hook, binding: KubernetesBinding) => opts.metrics!.kubeBindingTimings({ module: hook.module ?? '', hook: hook.name, binding: binding.name, queue: binding.queue, kind: binding.kind }) } : {}),
     };
     this.rt = new Runtime(
       {
@@ -267,7 +268,7 @@ export class Operator {
     try {
       this.rt.pendingConfig = this.parseConfig(data);
     } catch (e) {
-      this.opts.metrics?.configValuesError();
+      this.opts.metrics?.configValid(false);
       this.log.error({ error: e instanceof UserError ? e.message : errorMessage(e) }, 'the config is invalid; the operator keeps the last valid one');
       return;
     }

@@ -35,6 +35,15 @@ export interface MonitorOptions {
   onError?: (error: Error) => void;
   /** For logs: `hooks/x.sh` or `module/hooks/x.sh`, binding name. */
   label: string;
+  /** Where the monitor reports how long its work took (the `kube_*_duration_seconds` metrics). */
+  timings?: MonitorTimings;
+}
+
+export interface MonitorTimings {
+  /** One object through the binding's jqFilter. */
+  jqFilter(seconds: number): void;
+  /** One watch event handled: filtered, compared, stored and passed on. */
+  event(seconds: number): void;
 }
 
 export interface KubernetesPort {
@@ -65,6 +74,8 @@ export interface ReleaseRequest {
   chartDir: string;
   /** `{"global": ..., "<camelName>": ...}` (the Helm view of VALUES.md). */
   values: JsonObject;
+  /** Told how long each step took (Go's `helm_operation_seconds`): the render, the check, the upgrade. */
+  onOperation?: (operation: 'template' | 'check-upgrade' | 'upgrade', seconds: number) => void;
 }
 
 /** `unchanged`: the checksum of the values and manifests matched the last release and nothing was absent. */

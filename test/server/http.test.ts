@@ -166,6 +166,15 @@ test('probes, converge status, metrics and the status JSON of a running operator
     assert.match(samples, /addon_operator_binding_count\{module="",hook="hooks\/watch-cm"\} 1/);
     assert.match(samples, /addon_operator_kube_snapshot_objects\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} 1/);
     assert.match(samples, /addon_operator_tasks_queue_length\{queue="main"\} \d+$/m);
+    // the watch-cm binding's jqFilter ran over the ConfigMaps it lists; API requests by URL template and result
+    assert.match(samples, /^addon_operator_kube_jq_filter_duration_seconds_count\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} [1-9]\d*$/m);
+    assert.match(samples, /^addon_operator_kubernetes_client_request_latency_seconds_count\{component="main",verb="GET",url="https:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/%7Bnamespace%7D\/configmaps\?[^"]*watch=%7Bvalue%7D[^"]*"\} [1-9]\d*$/m);
+    assert.match(samples, /^addon_operator_kubernetes_client_request_result_total\{component="main",code="200",method="GET",host="127\.0\.0\.1:\d+"\} [1-9]\d*$/m);
+    // the echo release's ConfigMap reaches the watch-cm binding as a watch event
+    await waitFor(async () => /^addon_operator_kube_event_duration_seconds_count\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} [1-9]/m.test((await get(base, '/metrics')).body), 'a timed watch event');
+    for (const operation of ['template', 'upgrade']) {
+      assert.match(samples, new RegExp(`^addon_operator_helm_operation_seconds_count\\{module="echo",activation="OperatorStartup",operation="${operation}"\\} 1$`, 'm'));
+    }
 
     // hook metrics, labelled with the hook
     const hooks = (await get(base, '/metrics/hooks')).body;

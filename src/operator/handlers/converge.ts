@@ -196,7 +196,9 @@ export function applyKubeConfigValues(rt: Runtime, queue: TaskQueue<TaskMeta>): 
   let change;
   try {
     change = rt.manager.applyConfig(config);
+    rt.opts.metrics?.configValid(true);
   } catch (e) {
+    rt.opts.metrics?.configValid(false);
     rt.log.error({ error: errorMessage(e) }, 'the new config is invalid; the operator keeps the last valid one');
     return TaskResults.success();
   }

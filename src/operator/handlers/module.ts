@@ -138,8 +138,16 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
     m.values.validateEffective('helm');
     const values = rt.manager.store.helmValues(m.def.valuesKey);
     const started = performance.now();
-    const outcome = await rt.opts.helm.upgradeInstall({ release: module, namespace: rt.opts.namespace, chartDir: m.def.path, values });
-    rt.opts.metrics?.moduleHelm(module, rt.activation(), (performance.now() - started) / 1000);
+    const activation = rt.activation();
+    const metrics = rt.opts.metrics;
+    const outcome = await rt.opts.helm.upgradeInstall({
+      release: module,
+      namespace: rt.opts.namespace,
+      chartDir: m.def.path,
+      values,
+      ...(metrics ? { onOperation: (operation, seconds) => metrics.helmOperation(module, activation, operation, seconds) } : {}),
+    });
+    metrics?.moduleHelm(module, activation, (performance.now() - started) / 1000);
     rt.activity.release(module, outcome);
     rt.log.debug({ module, release: module, outcome }, outcome === 'unchanged' ? 'helm release is up to date' : `helm release ${outcome}`);
   }
