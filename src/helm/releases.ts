@@ -17,6 +17,7 @@ import { UNINSTALL_ORDER, releaseDocuments, sortByKind } from './manifests.js';
 import { apiMessage, ClusterObjects, manifestObjects, type ManifestObject, type PlacedObject } from './objects.js';
 import { goTime, isPending, storedChart, storedHook, type Release } from './release.js';
 import { ReleaseStore } from './release-store.js';
+import { manifestDiff } from './diff.js';
 import { renderChart, type RenderResult } from './render.js';
 
 export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
@@ -130,6 +131,18 @@ export class HelmReleases {
   async render(request: ReleaseRequest): Promise<string> {
     const chart = loadChart(request.chartDir, { syntheticName: request.release });
     return this.probeRender(chart, request, await this.getCapabilities()).manifest;
+  }
+
+  /**
+   * What applying the release's manifest now would change (`module render --diff`): a unified diff of
+   * the live objects and the dry-run server-side apply results, or `No diff found`.
+   */
+  async diff(request: ReleaseRequest): Promise<string> {
+    const chart = loadChart(request.chartDir, { syntheticName: request.release });
+    const rendered = this.probeRender(chart, request, await this.getCapabilities());
+    const placed = [];
+    for (const o of manifestObjects(rendered.manifests)) placed.push(await this.objects.placeOrFail(o, request.namespace));
+    return manifestDiff(this.options.kc, this.options.mapper, placed);
   }
 
   /** Objects of the last deployed revision that are missing from the cluster (for drift checks). */

@@ -90,9 +90,9 @@ export function registerDebugRoutes(server: DebugServer, rt: Runtime, params: Ru
     }, STRUCTURED)
     .get('/module/{name}/render', async (r) => {
       const m = module(r.params.name!);
-      if (bool(r.query.get('diff'))) throw new BadRequestError('diff=true is not supported by this operator yet: render the module and compare with kubectl diff');
       if (!m.def.hasChart) return undefined;
-      return rt.opts.helm.render({ release: m.def.name, namespace: rt.opts.namespace, chartDir: m.def.path, values: store.helmValues(m.def.valuesKey) });
+      const request = { release: m.def.name, namespace: rt.opts.namespace, chartDir: m.def.path, values: store.helmValues(m.def.valuesKey) };
+      return bool(r.query.get('diff')) ? rt.opts.helm.diff(request) : rt.opts.helm.render(request);
     })
     .get('/module/{name}/patches.{format}', (r) => patchesDump(module(r.params.name!).values.storedPatches), ['json'])
     .get('/module/{name}/snapshots.{format}', (r) => {

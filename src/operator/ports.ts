@@ -90,6 +90,8 @@ export interface HelmPort {
   listReleases(namespace: string): Promise<string[]>;
   /** The manifest `upgradeInstall` would apply now; nothing is applied. */
   render(request: ReleaseRequest): Promise<string>;
+  /** What applying that manifest now would change: a unified diff, or `No diff found`. */
+  diff(request: ReleaseRequest): Promise<string>;
   /** Objects of the last deployed revision that are missing from the cluster (`Kind namespace/name`). */
   absentObjects(release: string, namespace: string): Promise<string[]>;
 }

@@ -160,6 +160,11 @@ export class MemoryHelm implements HelmPort {
     return `---\n# Source: ${req.release}/values.json\n${JSON.stringify(req.values)}\n`;
   }
 
+  /** Releases in memory have no objects in a cluster to differ from. */
+  async diff(): Promise<string> {
+    return 'No diff found';
+  }
+
   /** Releases in memory have no objects that could go missing. */
   async absentObjects(): Promise<string[]> {
     return [];
