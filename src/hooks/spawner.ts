@@ -9,17 +9,24 @@
  * and the next run starts a new one; if the operator dies, the helper kills its children and exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The helper's program, run with `node -e`: CommonJS, nothing but child_process. */
 const HELPER = `
 const { spawn } = require('node:child_process');
+const { constants } = require('node:os');
+// the hook-exec wrapper (native/hook-exec.c), when it was built: it reports each run's usage on fd 3
+const WRAPPER = process.argv[1] || '';
+const ERRNO_NAMES = Object.fromEntries(Object.entries(constants.errno).map(([name, n]) => [n, name]));
 const kids = new Map();
 const send = (m) => { if (process.connected) process.send(m); };
 // a hook runs in a process group of its own, so that a kill reaches the processes it started too
 // (a 'sleep' holding the output pipe would otherwise keep a killed run open)
 const killGroup = (c, sig) => { try { process.kill(-c.pid, sig); } catch { c.kill(sig); } };
-// CPU time of the children this helper has reaped (Linux: /proc/self/stat cutime and cstime, in
-// clock ticks); the growth since the last reaped child is that child's, its own children included
+// without the wrapper: CPU time of the children this helper has reaped (Linux: /proc/self/stat
+// cutime and cstime, in clock ticks); the growth since the last reaped child is that child's
 let reaped = null;
 const childTicks = () => { try { const f = require('node:fs').readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' '); return [Number(f[13]), Number(f[14])]; } catch { return null; } };
 reaped = childTicks();
@@ -34,7 +41,9 @@ process.on('message', (m) => {
   if (m.kill) { const k = kids.get(m.id); if (k) { k.killed = true; killGroup(k.c, m.kill); } return; }
   let c;
   try {
-    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    c = WRAPPER
+      ? spawn(WRAPPER, [m.file, ...m.args], { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true })
+      : spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   } catch (e) {
     send({ id: m.id, exit: { error: String(e && e.message), code: e && e.code } });
     return;
@@ -46,18 +55,39 @@ process.on('message', (m) => {
   c.stderr.setEncoding('utf8');
   c.stdout.on('data', (d) => send({ id: m.id, out: d }));
   c.stderr.on('data', (d) => send({ id: m.id, err: d }));
+  if (WRAPPER) {
+    let report = '';
+    c.stdio[3].setEncoding('utf8');
+    c.stdio[3].on('data', (d) => { report += d; });
+    c.stdio[3].on('end', () => {
+      const f = report.trim().split(' ');
+      if (f[0] === 'usage') k.usage = { maxRssBytes: Number(f[1]) * 1024, user: Number(f[2]), sys: Number(f[3]) };
+      // the file could not be started: reported as spawn reports it without the wrapper
+      if (f[0] === 'exec') { const code = ERRNO_NAMES[Number(f[1])] || 'E' + f[1]; k.execError = { error: 'spawn ' + m.file + ' ' + code, code }; }
+    });
+  }
   c.on('error', (e) => done({ error: e.message, code: e.code }));
   // a killed run ends when its process does, even if something outside its group holds the pipes
-  c.on('exit', (code, signal) => { k.usage = usageOfReaped(); if (k.killed) done({ code, signal }); });
-  c.on('close', (code, signal) => done({ code, signal }));
+  c.on('exit', (code, signal) => { if (!WRAPPER) k.usage = usageOfReaped(); if (k.killed) done({ code, signal }); });
+  c.on('close', (code, signal) => done(k.execError || { code, signal }));
 });
 process.on('disconnect', () => { for (const k of kids.values()) killGroup(k.c, 'SIGKILL'); process.exit(0); });
 `;
 
-/** CPU seconds of a finished process tree (two processes ending at the same moment may share theirs). */
+/**
+ * CPU seconds of a finished process tree and, with the hook-exec wrapper, its maximum resident set
+ * size (without the wrapper two processes ending at the same moment may share their seconds).
+ */
 export interface CpuUsage {
   user: number;
   sys: number;
+  maxRssBytes?: number;
+}
+
+/** The built hook-exec wrapper: dist/native/ beside the compiled sources, or the build's from src/. */
+function findWrapper(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return [join(here, '../native/hook-exec'), join(here, '../../dist/native/hook-exec')].find((p) => existsSync(p)) ?? '';
 }
 
 export interface SpawnRequest {
@@ -122,7 +152,7 @@ class Spawner {
   private ensureHelper(): ChildProcess {
     if (this.helper?.connected) return this.helper;
     // a bare environment: no NODE_OPTIONS loaders of ours, the helper must stay small
-    const helper = spawn(process.execPath, ['--max-old-space-size=64', '-e', HELPER], {
+    const helper = spawn(process.execPath, ['--max-old-space-size=64', '-e', HELPER, findWrapper()], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { PATH: process.env.PATH ?? '' },
     });

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { ModuleManager, HookRunOutcome } from '../modules/manager.js';
 import type { Hook } from '../hooks/hook.js';
+import type { CpuUsage } from '../hooks/spawner.js';
 import { HookRunError } from '../hooks/executor.js';
 import { errorMessage } from '../util/errors.js';
 import type { BindingContext } from '../hooks/binding-context.js';
@@ -169,9 +170,9 @@ export class Runtime {
     let outcome: HookRunOutcome;
     const at = Date.now();
     const started = performance.now();
-    const record = (error?: unknown, usage?: { user: number; sys: number }) => {
+    const record = (error?: unknown, usage?: CpuUsage) => {
       const durationMs = performance.now() - started;
-      const cpu = usage && { userSeconds: usage.user, sysSeconds: usage.sys };
+      const cpu = usage && { userSeconds: usage.user, sysSeconds: usage.sys, ...(usage.maxRssBytes === undefined ? {} : { maxRssBytes: usage.maxRssBytes }) };
       this.opts.metrics?.hookRun({ module: hook.module, hook: hook.name, binding: bindingType, queue, activation: this.activation() }, durationMs / 1000, cpu);
       this.activity.hookRun({ at, durationMs, hook: hook.name, module: hook.module, binding, queue, result: error === undefined ? 'success' : 'error', ...(error === undefined ? {} : { error: errorMessage(error) }) });
     };

@@ -32,3 +32,24 @@ test('a helper that dies fails the runs in flight with a clear error; the next r
   assert.equal(next.stdout, 'fine\n');
   assert.notEqual(spawnerPid(), pid);
 });
+
+test('each run reports its own CPU seconds and maximum resident set size (hook-exec, wait4), its children included', async () => {
+  const root = makeTree({
+    // bash holds 40 MB of command output in a variable: its resident set grows past that
+    'big.sh': '#!/usr/bin/env bash\nx=$(head -c 40000000 /dev/zero | tr "\\0" a)\necho ${#x}\n',
+    'small.sh': '#!/usr/bin/env bash\necho small\n',
+    'child.sh': '#!/usr/bin/env bash\nbash -c \'x=$(head -c 40000000 /dev/zero | tr "\\0" a); echo ${#x}\'\n',
+    'plain.txt': 'not executable\n',
+  });
+  const big = await runProcess({ file: join(root, 'big.sh'), timeoutMs: 30_000 });
+  const small = await runProcess({ file: join(root, 'small.sh'), timeoutMs: 30_000 });
+  const child = await runProcess({ file: join(root, 'child.sh'), timeoutMs: 30_000 });
+  assert.equal(big.stdout, '40000000\n');
+  assert.ok(big.usage?.maxRssBytes !== undefined, `hook-exec reports the max RSS (built by npm run build with a C compiler): ${JSON.stringify(big.usage)}`);
+  assert.ok(big.usage.maxRssBytes > 40_000_000, `max RSS ${big.usage.maxRssBytes}`);
+  assert.ok(small.usage!.maxRssBytes! < 20_000_000, `a small hook's max RSS is its own, not the last big one's: ${small.usage!.maxRssBytes}`);
+  assert.ok(child.usage!.maxRssBytes! > 40_000_000, `a child's memory counts: ${child.usage!.maxRssBytes}`);
+  assert.ok(big.usage.user + big.usage.sys > 0, JSON.stringify(big.usage));
+  const notExecutable = await runProcess({ file: join(root, 'plain.txt'), timeoutMs: 10_000 });
+  assert.match(notExecutable.spawnError?.message ?? '', /^spawn \S+plain\.txt EACCES$/);
+});

@@ -158,6 +158,7 @@ test('probes, converge status, metrics and the status JSON of a running operator
     assert.match(samples, /addon_operator_module_hook_run_seconds_count\{module="echo",hook="hooks\/before",binding="beforeHelm",queue="main",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_global_hook_run_user_cpu_seconds_count\{hook="hooks\/startup",binding="onStartup",queue="main",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_module_hook_run_sys_cpu_seconds_count\{module="echo",hook="hooks\/before",binding="beforeHelm",queue="main",activation="OperatorStartup"\} 1/);
+    assert.match(samples, /^addon_operator_module_hook_run_max_rss_bytes\{module="echo",hook="hooks\/before",binding="beforeHelm",queue="main",activation="OperatorStartup"\} [1-9]\d{5,}$/m);
     assert.match(samples, /addon_operator_module_run_seconds_count\{module="echo",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_module_helm_seconds_count\{module="echo",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_convergence_total\{activation="OperatorStartup"\} 1/);
