@@ -157,6 +157,7 @@ export async function world(opts: WorldOptions): Promise<World> {
     },
     listReleases: (ns) => releases.listReleases(ns),
     render: (req) => releases.render(req),
+    diff: (req) => releases.diff(req),
     absentObjects: (release, ns) => releases.absentObjects(release, ns),
   };
   let gates = '';
