@@ -400,7 +400,7 @@ def('get_search_list', 0, (_args, ctx) => {
 });
 def('modulemeta', 0, (_args, ctx) =>
   single((input) => {
-    if (!ctx.modules) return V.fail(typeof input === 'string' ? `module not found: ${input}` : 'modulemeta input module not a string');
+    if (!ctx.modules) return V.fail(typeof input === 'string' ? `module not found: ${input}` : 'modulemeta input module name must be a string');
     return ctx.modules.meta(input);
   }),
 );

@@ -65,7 +65,7 @@ export class ModuleLoader {
 
   /** jq's `modulemeta`: the module's metadata with its `deps` and `defs`. */
   meta(name: Json): Json {
-    if (typeof name !== 'string') throw new JqError('modulemeta input module not a string');
+    if (typeof name !== 'string') throw new JqError('modulemeta input module name must be a string');
     let file: string;
     try {
       file = this.find(validateRelpath(name), [...this.libraryPaths], '.jq', null);

@@ -52,7 +52,6 @@ export function hasOwn(o: JsonObject, k: string): boolean {
 
 // ---- printing ----
 
-/** A number as jq 1.8 prints a double: shortest round-trip digits, exponent outside 1e-5 .. 1e17. */
 /**
  * A number as jq 1.8.2 prints a double (jvp_dtoa_fmt: the shortest round-trip digits; exponent form
  * when the decimal point is 4 or more places left of the digits or more than 15 places right of them).
@@ -469,6 +468,7 @@ export function slice(t: Json, from: Json, to: Json): Json {
 }
 
 export function has(t: Json, k: Json): boolean {
+  if (t === null) return false; // jq 1.8: null has no key, whatever its type
   if (isObject(t) && typeof k === 'string') return hasOwn(t, k);
   if (Array.isArray(t) && typeof k === 'number') {
     if (Number.isNaN(k)) return false;

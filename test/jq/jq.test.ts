@@ -158,5 +158,6 @@ void test('del and delpaths delete the keys of one container at once, as jq 1.8.
   assert.deepEqual(compileJq('del(.[1], .[-6], .[2], .[-3:9])').run([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]), [[0, 3, 5, 6, 9]]);
   assert.deepEqual(compileJq('delpaths([[0, "a"], [0, "b"], [1]])').run([{ a: 1, b: 2, c: 3 }, 2, 3]), [[{ c: 3 }, 3]]);
   assert.deepEqual(compileJq('try delpaths([1]) catch .').run(null), ['Path must be specified as array, not number']);
+  assert.deepEqual(compileJq('[has("a"), has(0)]').run(null), [[false, false]]);
   assert.deepEqual(compileJq('[(infinite, -infinite) % (1, -1, infinite)], [5.7 % -3, -5 % 2.5, 1e300 % 3]').run(null), [[0, 0, 0, 0, 0, -1], [2, -1, 1]]);
 });
