@@ -60,7 +60,11 @@ type GoResolved = ['int' | 'float' | 'str', string | number];
  * Anything else stays a string: `12:30`, `2024-01-01`, `1.2.3`, `0x`, `1e400`. Numbers are the JSON
  * doubles sigs.k8s.io/yaml turns them into.
  */
+const SMALL_DECIMAL = /^-?[1-9][0-9]{0,14}$/;
+
 function goResolve(text: string): GoResolved {
+  // the common case, exact in a double: no BigInt
+  if (SMALL_DECIMAL.test(text) || text === '0') return ['int', Number(text)];
   const special = RESOLVE_MAP[text];
   if (special !== undefined) return ['float', special];
   if (text[0] === '.') return DOT_FLOAT.test(text) ? ['float', Number(text.replace(/_/g, ''))] : ['str', text];
