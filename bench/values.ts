@@ -9,113 +9,31 @@
  * printed with them. LAST below holds the last recorded figures; update it when a change is accepted.
  *   Run: node --import tsx bench/values.ts
  */
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ScopeValues, loadScopeSchemas } from '../src/values/index.js';
+import * as Values from '../src/values/index.js';
 import { celProblems } from '../src/values/cel.js';
 import { decodeSchema } from '../src/values/openapi.js';
-import type { JsonObject } from '../src/util/json.js';
+import { KEYS, buildModuleSet, checkAll, median } from './values-set.js';
 
 /** Last recorded figures (before issue 19: ajv strict, JS RegExp, no CEL; same machine, load ~14). */
 const LAST = { compileMsPerModule: 62.5, validateUsPerModule: 485.8, ratio: 8.58 };
 
 const MODULES = 300;
-const KEYS = 50;
 const ROUNDS = 15;
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
-function moduleValues(i: number): { staticValues: JsonObject; config: JsonObject } {
-  const staticValues: JsonObject = {};
-  const config: JsonObject = {};
-  for (let k = 0; k < KEYS; k++) {
-    const key = `key${k}`;
-    switch (k % 5) {
-      case 0:
-        staticValues[key] = `value-${i}-${k}`;
-        break;
-      case 1:
-        staticValues[key] = k * i;
-        break;
-      case 2:
-        staticValues[key] = { enabled: k % 2 === 0, name: `n${k}`, limits: { cpu: '100m', memory: '128Mi' } };
-        break;
-      case 3:
-        staticValues[key] = [`a${k}`, `b${k}`, `c${k}`];
-        break;
-      default:
-        config[key] = { replicas: (k % 3) + 1, image: { repository: 'registry.example.com/app', tag: `v${k}` } };
-    }
-  }
-  return { staticValues, config };
-}
-
-function schemaYaml(): { config: string; values: string } {
-  const props: string[] = [];
-  const configProps: string[] = [];
-  for (let k = 0; k < KEYS; k++) {
-    const key = `key${k}`;
-    switch (k % 5) {
-      case 0:
-        props.push(`  ${key}: {type: string, pattern: "^(?P<name>value)-(?P<module>\\\\d+)-\\\\d+$", x-doc-default: x}`);
-        break;
-      case 1:
-        props.push(`  ${key}: {type: number, minimum: 0}`);
-        break;
-      case 2:
-        props.push(
-          `  ${key}:\n    type: object\n    x-deckhouse-validations:\n      - expression: "!self.enabled || self.name.startsWith('n')"\n        message: "an enabled one is named n..."\n    properties:\n      enabled: {type: boolean}\n      name: {type: string, pattern: "^n\\\\d+$"}\n      limits:\n        type: object\n        properties:\n          cpu: {type: string, pattern: "^\\\\d+m$"}\n          memory: {type: string, pattern: "^(?P<n>\\\\d+)(?P<unit>Mi|Gi)$"}`,
-        );
-        break;
-      case 3:
-        props.push(`  ${key}:\n    type: array\n    items: {type: string}`);
-        break;
-      default:
-        configProps.push(
-          `  ${key}:\n    type: object\n    properties:\n      replicas: {type: integer, minimum: 1, default: 1}\n      image:\n        type: object\n        properties:\n          repository: {type: string}\n          tag: {type: string}\n          pullPolicy: {type: string, enum: [Always, IfNotPresent], default: IfNotPresent}`,
-        );
-    }
-  }
-  return {
-    config: `type: object\nproperties:\n${configProps.join('\n')}\n`,
-    values: `x-extend:\n  schema: config-values.yaml\ntype: object\nproperties:\n${props.join('\n')}\n  internal:\n    type: object\n    default: {}\n    properties:\n      ready: {type: boolean, default: false}\n`,
-  };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-values-'));
 try {
-  const schemas = schemaYaml();
-  const scopes: { scope: ScopeValues; config: JsonObject }[] = [];
   const setupStart = performance.now();
-  for (let i = 0; i < MODULES; i++) {
-    const openapi = join(dir, `m${i}`, 'openapi');
-    mkdirSync(openapi, { recursive: true });
-    writeFileSync(join(openapi, 'config-values.yaml'), schemas.config);
-    writeFileSync(join(openapi, 'values.yaml'), schemas.values);
-    const key = `module${i}`;
-    const scope = new ScopeValues(key, `module module${i}`, loadScopeSchemas(openapi));
-    const v = moduleValues(i);
-    scope.setStatic([{ source: { kind: 'file', file: `m${i}/values.yaml` }, values: v.staticValues }]);
-    scopes.push({ scope, config: v.config });
-  }
+  const scopes = buildModuleSet(Values, dir, MODULES);
   const loadMs = performance.now() - setupStart;
   const compileStart = performance.now();
   for (const { scope } of scopes) scope.schemas.compileAll();
   const compileMs = performance.now() - compileStart;
 
-  const run = () => {
-    for (const { scope, config } of scopes) {
-      scope.setConfig(config);
-      scope.effective();
-      scope.validateEffective();
-      scope.checksum();
-    }
-  };
+  const run = () => checkAll(scopes);
   const effectiveValues = scopes.map((s) => s.scope.effective());
   const baseline = () => {
     for (const v of effectiveValues) structuredClone(v);
