@@ -85,6 +85,8 @@ export interface WorldOptions {
   /** Extra files (relative to the root), given the trace and the gates dir. */
   files?: (t: Trace, gates: string) => Record<string, string>;
   parallelModuleRuns?: number;
+  /** Order numbers of the modules (default 1, 2, 3...): equal ones run in parallel with parallelModuleRuns > 1. */
+  order?: number[];
 }
 
 export interface World {
@@ -172,7 +174,7 @@ export async function world(opts: WorldOptions): Promise<World> {
         ...(opts.files?.(t, gates) ?? {}),
       };
       opts.modules.forEach((m, i) => {
-        const dir = `modules/${String(i + 1).padStart(3, '0')}-${m}`;
+        const dir = `modules/${String(opts.order?.[i] ?? i + 1).padStart(3, '0')}-${m}`;
         files[`${dir}/Chart.yaml`] = `apiVersion: v2\nname: ${m}\nversion: 0.1.0\n`;
         files[`${dir}/values.yaml`] = `${m}:\n  v: init\n`;
         files[`${dir}/templates/cm.yaml`] =

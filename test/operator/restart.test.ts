@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { settle, until } from './helpers.js';
 import { bare, checkInvariants, started, world, type World } from './restart-world.js';
+import { statusJson } from '../../src/operator/status.js';
 
 const MODULES = ['alpha', 'beta', 'gamma'];
 
@@ -34,50 +35,50 @@ const PHASES = ['g beforeAll', 'beta onStartup', 'beta objs:Synchronization', 'b
 const afterAlls = (lines: readonly string[]) => bare(lines).filter((l) => l.startsWith('g afterAll'));
 
 describe('restarts of the first converge', { concurrency: 4 }, () => {
-for (const label of PHASES) {
-  test(`a global edit while the first converge is at "${label}" restarts it; every invariant holds`, async (t) => {
-    const w = await world({ modules: MODULES });
-    t.after(() => w.stop());
-    w.pause(label);
-    await w.s.op.start();
-    await editDuring(w, label, 1);
-    const lines = w.s.trace.lines();
-    checkInvariants(lines, MODULES);
-    assert.equal(w.s.op.converge.restarts, 1, lines.join('\n'));
-    assert.equal(w.s.op.converge.lastRestart?.cause, 'ReloadAll-After-KubeConfigChange');
-    assert.ok(w.maxPendingConverges <= 1);
-    // the converge that finished began with the new config, and is the only one that finished
-    assert.equal(w.s.op.converge.convergeCount, 1);
-    assert.deepEqual(afterAlls(lines), label === 'g afterAll' ? ['g afterAll x=0', 'g afterAll x=1'] : ['g afterAll x=1']);
-    await expectFinal(w, '1');
-    assert.ok(w.s.logs.some((l) => l.includes('converge restarted: ReloadAll-After-KubeConfigChange arrived in phase')));
-  });
-}
+  for (const label of PHASES) {
+    test(`a global edit while the first converge is at "${label}" restarts it; every invariant holds`, async (t) => {
+      const w = await world({ modules: MODULES });
+      t.after(() => w.stop());
+      w.pause(label);
+      await w.s.op.start();
+      await editDuring(w, label, 1);
+      const lines = w.s.trace.lines();
+      checkInvariants(lines, MODULES);
+      assert.equal(w.s.op.converge.restarts, 1, lines.join('\n'));
+      assert.equal(w.s.op.converge.lastRestart?.cause, 'ReloadAll-After-KubeConfigChange');
+      assert.ok(w.maxPendingConverges <= 1);
+      // the converge that finished began with the new config, and is the only one that finished
+      assert.equal(w.s.op.converge.convergeCount, 1);
+      assert.deepEqual(afterAlls(lines), label === 'g afterAll' ? ['g afterAll x=0', 'g afterAll x=1'] : ['g afterAll x=1']);
+      await expectFinal(w, '1');
+      assert.ok(w.s.logs.some((l) => l.includes('converge restarted: ReloadAll-After-KubeConfigChange arrived in phase')));
+    });
+  }
 });
 
 describe('restarts of a later converge', { concurrency: 4 }, () => {
-for (const label of ['g beforeAll', 'beta beforeHelm', 'helm beta', 'g afterAll']) {
-  test(`a global edit while a later converge is at "${label}" restarts that one`, async (t) => {
-    const w = await started(await world({ modules: MODULES }));
-    t.after(() => w.stop());
-    const from = w.s.trace.lines().length;
-    w.pause(label);
-    await w.edit({ global: 'x: 1\n' });
-    await editDuring(w, label, 2);
-    const lines = w.s.trace.lines().slice(from);
-    checkInvariants(w.s.trace.lines(), MODULES);
-    assert.equal(w.s.op.converge.restarts, 1, lines.join('\n'));
-    assert.deepEqual(afterAlls(lines), label === 'g afterAll' ? ['g afterAll x=1', 'g afterAll x=2'] : ['g afterAll x=2']);
-    // no module starts again: onStartup and Synchronization ran once, in the first converge
-    assert.deepEqual(lines.filter((l) => / (onStartup|objs:Synchronization) /.test(l)), []);
-    await expectFinal(w, '2');
-  });
-}
+  for (const label of ['g beforeAll', 'beta beforeHelm', 'helm beta', 'g afterAll']) {
+    test(`a global edit while a later converge is at "${label}" restarts that one`, async (t) => {
+      const w = await started(await world({ modules: MODULES }));
+      t.after(() => w.stop());
+      const from = w.s.trace.lines().length;
+      w.pause(label);
+      await w.edit({ global: 'x: 1\n' });
+      await editDuring(w, label, 2);
+      const lines = w.s.trace.lines().slice(from);
+      checkInvariants(w.s.trace.lines(), MODULES);
+      assert.equal(w.s.op.converge.restarts, 1, lines.join('\n'));
+      assert.deepEqual(afterAlls(lines), label === 'g afterAll' ? ['g afterAll x=1', 'g afterAll x=2'] : ['g afterAll x=2']);
+      // no module starts again: onStartup and Synchronization ran once, in the first converge
+      assert.deepEqual(lines.filter((l) => / (onStartup|objs:Synchronization) /.test(l)), []);
+      await expectFinal(w, '2');
+    });
+  }
 });
 
 describe('edits of other kinds during a converge', { concurrency: 4 }, () => {
 
-test('a burst of 20 edits during a converge: one restart, with the last config', async (t) => {
+  test('a burst of 20 edits during a converge: one restart, with the last config', async (t) => {
   const w = await world({ modules: MODULES });
   t.after(() => w.stop());
   w.pause('beta beforeHelm');
@@ -92,7 +93,7 @@ test('a burst of 20 edits during a converge: one restart, with the last config',
   assert.ok(w.maxPendingConverges <= 1, `${w.maxPendingConverges} converges waited at once`);
   assert.deepEqual(afterAlls(w.s.trace.lines()), ['g afterAll x=20']);
   await expectFinal(w, '20');
-});
+  });
 
   test('an edit during a restarted converge restarts it again; the last config wins', async (t) => {
     const w = await world({ modules: MODULES });
@@ -109,6 +110,31 @@ test('a burst of 20 edits during a converge: one restart, with the last config',
     assert.equal(w.s.op.converge.restarts, 2);
     assert.deepEqual(afterAlls(w.s.trace.lines()), ['g afterAll x=2']);
     await expectFinal(w, '2');
+  });
+
+  test('with parallel module runs: a module run in flight in a parallel queue finishes its step, then the restart runs every module once more', async (t) => {
+    // beta and gamma share an order number: they run side by side in parallel queues
+    const w = await world({ modules: MODULES, order: [1, 2, 2], parallelModuleRuns: 2 });
+    t.after(() => w.stop());
+    w.pause('beta beforeHelm');
+    await w.s.op.start();
+    await w.reached('beta beforeHelm');
+    await w.edit({ global: 'x: 1\n' });
+    w.resume('beta beforeHelm');
+    await w.s.op.converge.whenFirstDone();
+    await settle(w.s.op);
+    const lines = w.s.trace.lines();
+    checkInvariants(lines, MODULES);
+    assert.equal(w.s.op.converge.restarts, 1, lines.join('\n'));
+    assert.deepEqual(afterAlls(lines), ['g afterAll x=1']);
+    assert.ok(w.s.op.queues.queues().every((q) => q.length === 0), 'no task left behind in any queue');
+    await expectFinal(w, '1');
+    // status.json (the status page's source) shows the restart, its cause and the converge count
+    const status = statusJson(w.s.op.runtime).converge;
+    assert.equal(status.count, 1);
+    assert.equal(status.restarts, 1);
+    assert.equal(status.lastRestart?.cause, 'ReloadAll-After-KubeConfigChange');
+    assert.ok(status.lastRestart && ['WaitDeleteAndRunModules'].includes(status.lastRestart.phase), JSON.stringify(status));
   });
 
   test('a module-only edit during a converge runs that module after its run in the converge, never before, and reloads nothing', async (t) => {
@@ -134,50 +160,75 @@ test('a burst of 20 edits during a converge: one restart, with the last config',
   const objects = await w.objects();
   assert.equal(objects.alpha?.v, 'a2');
   assert.equal(objects.gamma?.v, 'g2');
-});
+  });
 
-test('a global hook enabling a module mid-converge: the restart runs it with onStartup and Synchronization', async (t) => {
-  // a kubernetes hook in a queue of its own sets gammaEnabled while the converge is at beta's beforeHelm
-  const enabler = (tr: { path: string }) => `#!/usr/bin/env bash
-if [[ "$1" == "--config" ]]; then echo '${JSON.stringify({ configVersion: 'v1', kubernetes: [{ name: 'switch', kind: 'ConfigMap', queue: 'side', executeHookOnSynchronization: false, labelSelector: { matchLabels: { app: 'switch' } }, namespace: { nameSelector: { matchNames: ['default'] } } }] })}'; exit 0; fi
-echo "g-switch" >> '${tr.path}'
-echo '[{"op":"add","path":"/gammaEnabled","value":true}]' > "$VALUES_JSON_PATCH_PATH"
+  test('a global hook enabling a module mid-converge: the restart runs it with onStartup and Synchronization', async (t) => {
+    // a kubernetes hook in a queue of its own sets gammaEnabled while the converge is at beta's beforeHelm
+    const enabler = (tr: { path: string }) => `#!/usr/bin/env bash
+  if [[ "$1" == "--config" ]]; then echo '${JSON.stringify({ configVersion: 'v1', kubernetes: [{ name: 'switch', kind: 'ConfigMap', queue: 'side', executeHookOnSynchronization: false, labelSelector: { matchLabels: { app: 'switch' } }, namespace: { nameSelector: { matchNames: ['default'] } } }] })}'; exit 0; fi
+  echo "g-switch" >> '${tr.path}'
+  echo '[{"op":"add","path":"/gammaEnabled","value":true}]' > "$VALUES_JSON_PATCH_PATH"
+  `;
+    const w = await world({ modules: MODULES, enabled: ['alpha', 'beta'], files: (tr) => ({ 'global-hooks/hooks/switch': enabler(tr) }) });
+    t.after(() => w.stop());
+    w.pause('beta beforeHelm');
+    await w.s.op.start();
+    await w.reached('beta beforeHelm');
+    const { requestJson } = await import('../../src/kube/http.js');
+    await requestJson(w.kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'on', namespace: 'default', labels: { app: 'switch' } } });
+    await until(() => w.s.trace.lines().includes('g-switch'), 'the switch hook');
+    await until(() => w.s.op.queues.main.tasks().some((x) => x.metadata.kind === 'ConvergeModules' && x.metadata.restart === true), 'the restart to be queued');
+    w.resume('beta beforeHelm');
+    await w.s.op.converge.whenFirstDone();
+    await settle(w.s.op);
+    const lines = w.s.trace.lines();
+    checkInvariants(lines, MODULES);
+    assert.equal(w.s.op.converge.restarts, 1);
+    assert.equal(w.s.op.converge.lastRestart?.cause, 'ReloadAll-After-GlobalHookDynamicUpdate');
+    assert.deepEqual(w.s.op.manager.enabledModules, MODULES);
+    await expectFinal(w, '0');
+  });
+
+  test("a module-section edit that turns the module's enabled script to false mid-converge: the restart disables it", async (t) => {
+    const enabledScript = `#!/usr/bin/env bash
+if [[ "$(jq -r '.gamma.disable // false' "$CONFIG_VALUES_PATH")" == "true" ]]; then echo false; else echo true; fi > "$MODULE_ENABLED_RESULT"
 `;
-  const w = await world({ modules: MODULES, enabled: ['alpha', 'beta'], files: (tr) => ({ 'global-hooks/hooks/switch': enabler(tr) }) });
-  t.after(() => w.stop());
-  w.pause('beta beforeHelm');
-  await w.s.op.start();
-  await w.reached('beta beforeHelm');
-  const { requestJson } = await import('../../src/kube/http.js');
-  await requestJson(w.kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'on', namespace: 'default', labels: { app: 'switch' } } });
-  await until(() => w.s.trace.lines().includes('g-switch'), 'the switch hook');
-  await until(() => w.s.op.queues.main.tasks().some((x) => x.metadata.kind === 'ConvergeModules' && x.metadata.restart === true), 'the restart to be queued');
-  w.resume('beta beforeHelm');
-  await w.s.op.converge.whenFirstDone();
-  await settle(w.s.op);
-  const lines = w.s.trace.lines();
-  checkInvariants(lines, MODULES);
-  assert.equal(w.s.op.converge.restarts, 1);
-  assert.equal(w.s.op.converge.lastRestart?.cause, 'ReloadAll-After-GlobalHookDynamicUpdate');
-  assert.deepEqual(w.s.op.manager.enabledModules, MODULES);
-  await expectFinal(w, '0');
-});
+    const w = await world({ modules: MODULES, files: () => ({ 'modules/003-gamma/enabled': enabledScript }) });
+    t.after(() => w.stop());
+    w.pause('beta beforeHelm');
+    await w.s.op.start();
+    await w.reached('beta beforeHelm');
+    await w.edit({ gamma: 'disable: true\n' });
+    w.resume('beta beforeHelm');
+    await w.s.op.converge.whenFirstDone();
+    await settle(w.s.op);
+    const lines = w.s.trace.lines();
+    checkInvariants(lines, ['alpha', 'beta']);
+    assert.equal(w.s.op.converge.restarts, 1, lines.join('\n'));
+    assert.deepEqual(w.s.op.manager.enabledModules, ['alpha', 'beta']);
+    // gamma never started; its deletion (enabled at the first discovery) runs afterDeleteHelm only
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('gamma ')),
+      ['gamma afterDeleteHelm synced=no x=0 v=init'],
+    );
+    await expectFinal(w, '0', ['alpha', 'beta']);
+  });
 
-test('a ConfigMap edit disabling a module mid-converge: the restart deletes it, nothing half-applied', async (t) => {
-  const w = await world({ modules: MODULES });
-  t.after(() => w.stop());
-  w.pause('beta beforeHelm');
-  await w.s.op.start();
-  await w.reached('beta beforeHelm');
-  await w.edit({ alphaEnabled: 'false' });
-  w.resume('beta beforeHelm');
-  await w.s.op.converge.whenFirstDone();
-  await settle(w.s.op);
-  const lines = w.s.trace.lines();
-  checkInvariants(lines, ['beta', 'gamma']);
-  assert.equal(w.s.op.converge.restarts, 1);
-  assert.deepEqual(w.s.op.manager.enabledModules, ['beta', 'gamma']);
-  assert.ok(lines.includes('helm-uninstall alpha'));
-  await expectFinal(w, '0', ['beta', 'gamma']);
-});
+  test('a ConfigMap edit disabling a module mid-converge: the restart deletes it, nothing half-applied', async (t) => {
+    const w = await world({ modules: MODULES });
+    t.after(() => w.stop());
+    w.pause('beta beforeHelm');
+    await w.s.op.start();
+    await w.reached('beta beforeHelm');
+    await w.edit({ alphaEnabled: 'false' });
+    w.resume('beta beforeHelm');
+    await w.s.op.converge.whenFirstDone();
+    await settle(w.s.op);
+    const lines = w.s.trace.lines();
+    checkInvariants(lines, ['beta', 'gamma']);
+    assert.equal(w.s.op.converge.restarts, 1);
+    assert.deepEqual(w.s.op.manager.enabledModules, ['beta', 'gamma']);
+    assert.ok(lines.includes('helm-uninstall alpha'));
+    await expectFinal(w, '0', ['beta', 'gamma']);
+  });
 });
