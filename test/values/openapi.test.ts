@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { makeTree } from '../helpers/tree.js';
 import { ScopeValues, loadScopeSchemas } from '../../src/values/index.js';
 import { decodeSchema } from '../../src/values/openapi.js';
+import { applyDefaults } from '../../src/values/schema.js';
+import { parseYaml } from '../../src/util/yaml.js';
+import type { JsonObject, JsonValue } from '../../src/util/json.js';
 
 function scopeWith(schemas: Record<string, string>, key = 'someModule'): ScopeValues {
   const root = makeTree(Object.fromEntries(Object.entries(schemas).map(([f, c]) => [`openapi/${f}`, c])));
@@ -248,4 +251,58 @@ test('validator_test: multipleOf 0.01 accepts 100 (float division as go-openapi 
     paramArrayy: [1, 2],
   });
   assert.equal(message.split('\n').filter((l) => l.includes('is not allowed')).length, 3, message);
+});
+
+test('defaulting_test: Test_ApplyDefaults and Test_ApplyDefaults_go_openapi (defaults fill absent keys, then defaults inside them)', () => {
+  const schema = decodeSchema(
+    parseYaml(
+      [
+        'type: object',
+        'required: [param1]',
+        'properties:',
+        '  param1: {type: string, enum: [val1]}',
+        '  param2: {type: string, default: testvalue1}',
+        '  paramObj:',
+        '    type: object',
+        '    default: {internal: {testvalue1: qweqwe}}',
+        '  paramObjDeep:',
+        '    type: object',
+        '    default: {}',
+        '    properties:',
+        '      param1: {type: string, default: randomvalue}',
+        '  paramObjDeepDeep:',
+        '    type: object',
+        '    default: {deepParam1: {}}',
+        '    properties:',
+        '      deepParam1:',
+        '        type: object',
+        '        properties:',
+        '          param1: {type: string, default: randomvalue}',
+        '  arrayObjDefaultNoItems: {type: array, default: [abc]}',
+        '  arrayKept: {type: array, default: []}',
+        '',
+      ].join('\n'),
+      's.yaml',
+    ) as JsonValue,
+    's.yaml',
+  );
+  const values = { param1: 'val1', arrayKept: ['test1'] } as JsonObject;
+  applyDefaults(schema, values);
+  assert.deepEqual(values, {
+    param1: 'val1',
+    param2: 'testvalue1',
+    paramObj: { internal: { testvalue1: 'qweqwe' } },
+    paramObjDeep: { param1: 'randomvalue' },
+    paramObjDeepDeep: { deepParam1: { param1: 'randomvalue' } },
+    arrayObjDefaultNoItems: ['abc'],
+    arrayKept: ['test1'],
+  });
+  // a default is a copy: filling one scope does not change the schema or another scope
+  const other = { param1: 'val1' } as JsonObject;
+  applyDefaults(schema, other);
+  ((other.paramObj as JsonObject).internal as JsonObject).testvalue1 = 'changed';
+  assert.deepEqual(((values.paramObj as JsonObject).internal as JsonObject).testvalue1, 'qweqwe');
+  const third = {} as JsonObject;
+  applyDefaults(schema, third);
+  assert.deepEqual(third.paramObj, { internal: { testvalue1: 'qweqwe' } });
 });
