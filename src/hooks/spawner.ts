@@ -67,8 +67,10 @@ process.on('message', (m) => {
     });
   }
   c.on('error', (e) => done({ error: e.message, code: e.code }));
-  // a killed run ends when its process does, even if something outside its group holds the pipes
-  c.on('exit', (code, signal) => { if (!WRAPPER) k.usage = usageOfReaped(); if (k.killed) done({ code, signal }); });
+  // a killed run ends when its process does, even if something outside its group holds the pipes;
+  // a hook that exits takes what it left running in its group with it (a background 'sleep' would
+  // otherwise outlive the run and, holding the output pipes, keep it open)
+  c.on('exit', (code, signal) => { if (!WRAPPER) k.usage = usageOfReaped(); if (k.killed) done({ code, signal }); else killGroup(c, 'SIGKILL'); });
   c.on('close', (code, signal) => done(k.execError || { code, signal }));
 });
 process.on('disconnect', () => { for (const k of kids.values()) killGroup(k.c, 'SIGKILL'); process.exit(0); });
