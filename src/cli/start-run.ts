@@ -101,7 +101,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
   const ref = () => operator?.runtime;
   const metrics = new OperatorMetrics({ prefix: opts.prometheusMetricsPrefix, sources: metricSources(ref) });
   registerKubeConnectionMetrics(metrics.registry, metrics.prefix, connectionStats);
-  recordRequests({ latency: (r) => metrics.kubeRequestLatency('main', r), result: (r) => metrics.kubeRequestResult('main', r) });
+  recordRequests({ latency: (r) => metrics.kubeRequestLatency(r), result: (r) => metrics.kubeRequestResult(r) });
   const hookMetrics = new HookMetricsStorage();
   // HA: the client is made first, as the election needs it; a standby's /readyz asks the leader's
   const kc = ha ? mainClient(opts, checked, undefined) : undefined;
@@ -190,7 +190,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
   const monitors = new KubeMonitors({ kc, resolve: (apiVersion, kind) => mapper.resolve(apiVersion, kind) });
   // hooks' Kubernetes operations go through a client of their own (OBJECT_PATCHER_KUBE_CLIENT_*), and
   // Helm through another without a rate limit, as the Go original's helm3lib has its own client
-  const patcher = new ObjectPatcher({ kc: cloneClient(kc, checked.patcherClient), mapper });
+  const patcher = new ObjectPatcher({ kc: cloneClient(kc, { ...checked.patcherClient, component: 'object_patcher' }), mapper });
   const helmKc = cloneClient(kc, { qps: 0 });
   const kube: KubernetesPort = {
     createMonitor: (binding, options) => monitors.createMonitor(binding, options),

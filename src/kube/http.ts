@@ -43,10 +43,12 @@ export interface ClientSettings {
   /** Backoff of the first retry in ms (doubling up to retryMaxMs, half of it random). */
   retryInitialMs: number;
   retryMaxMs: number;
+  /** Whose requests these are in the request metrics (`main`, `object_patcher`), as in the Go operator. */
+  component: string;
 }
 
 /** A KubeConfig nobody configured: no rate limit (the operator's clients are configured in start). */
-export const DEFAULT_CLIENT_SETTINGS: ClientSettings = { qps: 0, burst: 10, timeoutMs: 60_000, watchGraceMs: 30_000, maxRetries: 5, retryInitialMs: 250, retryMaxMs: 10_000 };
+export const DEFAULT_CLIENT_SETTINGS: ClientSettings = { qps: 0, burst: 10, timeoutMs: 60_000, watchGraceMs: 30_000, maxRetries: 5, retryInitialMs: 250, retryMaxMs: 10_000, component: 'main' };
 
 interface Client {
   settings: ClientSettings;
@@ -196,7 +198,7 @@ export async function requestJson<T = unknown>(
       let gotResponse = false;
       const req = send(url, { ...opts, signal: extra.signal }, (res) => {
         gotResponse = true;
-        requestResult(method, url, res.statusCode);
+        requestResult(client.settings.component, method, url, res.statusCode);
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
@@ -212,7 +214,7 @@ export async function requestJson<T = unknown>(
         res.on('error', reject);
       });
       req.on('error', (e) => {
-        if (!gotResponse) requestResult(method, url, undefined);
+        if (!gotResponse) requestResult(client.settings.component, method, url, undefined);
         if (retry && method !== 'POST' && staleSocket(req, e, gotResponse)) attempt(false).then(resolve, reject);
         else reject(e);
       });
@@ -224,7 +226,7 @@ export async function requestJson<T = unknown>(
   try {
     return await withRetries(client, method, extra.signal, () => attempt(true));
   } finally {
-    requestLatency(method, url, started);
+    requestLatency(client.settings.component, method, url, started);
   }
 }
 
@@ -264,8 +266,8 @@ export async function watchStream(kc: KubeConfig, path: string, query: Query, on
     const req = send(url, { ...opts, signal: AbortSignal.any([signal, deadline.signal]) }, (res) => {
       answered = true;
       // a watch counts once its answer starts, as client-go counts it
-      requestResult('GET', url, res.statusCode);
-      requestLatency('GET', url, started);
+      requestResult(client.settings.component, 'GET', url, res.statusCode);
+      requestLatency(client.settings.component, 'GET', url, started);
       const status = res.statusCode ?? 0;
       if (status !== 200) {
         const chunks: Buffer[] = [];
@@ -298,7 +300,7 @@ export async function watchStream(kc: KubeConfig, path: string, query: Query, on
       res.on('close', () => resolve());
     });
     req.on('error', (e) => {
-      if (!answered && !signal.aborted && !deadline.signal.aborted) requestResult('GET', url, undefined);
+      if (!answered && !signal.aborted && !deadline.signal.aborted) requestResult(client.settings.component, 'GET', url, undefined);
       ended(e);
     });
     req.end();

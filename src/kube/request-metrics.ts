@@ -7,12 +7,14 @@
  * metrics/ sits above kube/, so the operator registers its recorder here.
  */
 export interface RequestLatency {
+  component: string;
   verb: string;
   url: string;
   seconds: number;
 }
 
 export interface RequestResult {
+  component: string;
   code: string;
   method: string;
   host: string;
@@ -30,12 +32,12 @@ export function recordRequests(r: RequestRecorder | undefined): void {
   recorder = r;
 }
 
-export function requestLatency(method: string, url: URL, startedMs: number): void {
-  recorder?.latency({ verb: method, url: urlTemplate(url), seconds: (performance.now() - startedMs) / 1000 });
+export function requestLatency(component: string, method: string, url: URL, startedMs: number): void {
+  recorder?.latency({ component, verb: method, url: urlTemplate(url), seconds: (performance.now() - startedMs) / 1000 });
 }
 
-export function requestResult(method: string, url: URL, status: number | undefined): void {
-  recorder?.result({ code: status === undefined ? '<error>' : String(status), method, host: url.host });
+export function requestResult(component: string, method: string, url: URL, status: number | undefined): void {
+  recorder?.result({ component, code: status === undefined ? '<error>' : String(status), method, host: url.host });
 }
 
 /** client-go's `finalURLTemplate` of a request URL. */

@@ -56,6 +56,8 @@ const HOOK_LABELS = ['hook', 'binding', 'queue', 'activation'] as const;
 const MODULE_HOOK_LABELS = ['module', ...HOOK_LABELS] as const;
 /** flant/kube-client's buckets of the request latency (0 to 50 s). */
 const KUBE_CLIENT_BUCKETS = [0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50];
+/** The object patcher's client: its request metrics have the fixed prefix `object_patcher_`. */
+const PATCHER_COMPONENT = 'object_patcher';
 const KUBE_LABELS = ['module', 'hook', 'binding', 'queue', 'kind'] as const;
 
 /** The families of one kind of hook (module or global). */
@@ -143,6 +145,8 @@ export class OperatorMetrics {
       watchErrors: counter('kubernetes_client_watch_errors_total', 'Errors of Kubernetes watches', ['error_type']),
       requestLatency: fam.add(new HistogramFamily(p + 'kubernetes_client_request_latency_seconds', 'Latency of Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS)),
       requestResult: counter('kubernetes_client_request_result_total', 'Results of Kubernetes API requests', ['component', 'code', 'method', 'host']),
+      patcherRequestLatency: fam.add(new HistogramFamily('object_patcher_kubernetes_client_request_latency_seconds', 'Latency of the object patcher\'s Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS)),
+      patcherRequestResult: fam.add(new ValueFamily('object_patcher_kubernetes_client_request_result_total', 'Results of the object patcher\'s Kubernetes API requests', 'counter', ['component', 'code', 'method', 'host'])),
     };
     this.refreshScraped = [
       scraped('binding_count', 'Bindings of a hook', ['module', 'hook'], (set) => {
@@ -268,14 +272,19 @@ export class OperatorMetrics {
     this.m.watchErrors.inc([errorType]);
   }
 
-  /** The latency of one request to the Kubernetes API (`url`: client-go's URL template). */
-  kubeRequestLatency(component: string, r: { verb: string; url: string; seconds: number }): void {
-    this.m.requestLatency.observe([component, r.verb, r.url], r.seconds);
+  /**
+   * The latency of one request to the Kubernetes API (`url`: client-go's URL template). The object
+   * patcher's requests go to its own set, prefixed `object_patcher_`, as in the Go operator.
+   */
+  kubeRequestLatency(r: { component: string; verb: string; url: string; seconds: number }): void {
+    const f = r.component === PATCHER_COMPONENT ? this.m.patcherRequestLatency : this.m.requestLatency;
+    f.observe([r.component, r.verb, r.url], r.seconds);
   }
 
   /** The result of one request to the Kubernetes API (`code`: the status, or `<error>`). */
-  kubeRequestResult(component: string, r: { code: string; method: string; host: string }): void {
-    this.m.requestResult.inc([component, r.code, r.method, r.host]);
+  kubeRequestResult(r: { component: string; code: string; method: string; host: string }): void {
+    const f = r.component === PATCHER_COMPONENT ? this.m.patcherRequestResult : this.m.requestResult;
+    f.inc([r.component, r.code, r.method, r.host]);
   }
 
   /** The Prometheus text exposition of every metric. */

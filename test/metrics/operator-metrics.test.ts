@@ -108,3 +108,15 @@ test('config_values_errors_total counts up every 5 s while the config is invalid
   assert.match(await m.render(), /\naddon_operator_live_ticks 4\n/);
   m.stop();
 });
+
+test("the object patcher's API requests have their own object_patcher_ metrics, as in the Go operator", async () => {
+  const m = new OperatorMetrics();
+  m.kubeRequestResult({ component: 'main', code: '200', method: 'GET', host: 'h' });
+  m.kubeRequestResult({ component: 'object_patcher', code: '201', method: 'POST', host: 'h' });
+  m.kubeRequestLatency({ component: 'object_patcher', verb: 'POST', url: 'https://h/api/v1/namespaces/%7Bnamespace%7D/configmaps', seconds: 0.003 });
+  const text = await m.render();
+  assert.match(text, /\naddon_operator_kubernetes_client_request_result_total\{component="main",code="200",method="GET",host="h"\} 1\n/);
+  assert.match(text, /\nobject_patcher_kubernetes_client_request_result_total\{component="object_patcher",code="201",method="POST",host="h"\} 1\n/);
+  assert.match(text, /\nobject_patcher_kubernetes_client_request_latency_seconds_bucket\{component="object_patcher",verb="POST",url="https:\/\/h\/api\/v1\/namespaces\/%7Bnamespace%7D\/configmaps",le="0\.005"\} 1\n/);
+  assert.doesNotMatch(text, /addon_operator_kubernetes_client_request_result_total\{component="object_patcher"/);
+});
