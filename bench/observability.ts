@@ -3,7 +3,8 @@
  * --sandbox` as its own process), the time of a `/metrics` scrape and of a `/status.json` read over
  * HTTP (target: a scrape under 50 ms); and what recording a hook run (metrics and the status page's
  * record) adds to one in-process hook run (target: under 2 %), measured in this process on the same
- * hook with and without the recording.
+ * hook with and without the recording; and, as the baseline of the same run, the same hook run series
+ * recorded and rendered by prom-client.
  * Run: node --import tsx bench/observability.ts [modules] [scrapes]
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadHooks } from '../src/hooks/hook.js';
 import { lifecycleContext } from '../src/hooks/binding-context.js';
+import { Histogram, Counter, Registry } from 'prom-client';
 import { OperatorMetrics } from '../src/metrics/operator-metrics.js';
 import { Activity } from '../src/operator/activity.js';
 
@@ -152,9 +154,56 @@ async function recordingCost(root: string): Promise<void> {
   console.log(`in-process hook run with recording / without: ${ratio.toFixed(3)} (+${((ratio - 1) * 100).toFixed(1)} %, median of 5 alternating rounds of ${N})   target < +2 %`);
 }
 
+/**
+ * The same hook run series (600 hooks: run seconds with CPU seconds and max RSS, success counters)
+ * recorded and rendered by the operator's metrics and by prom-client's Histogram/Counter, in this
+ * process: the baseline of the same run for what the operator keeps itself.
+ */
+async function versusPromClient(): Promise<void> {
+  const labelNames = ['module', 'hook', 'binding', 'queue', 'activation'] as const;
+  const registry = new Registry();
+  const h = (name: string) => new Histogram({ name, help: name, labelNames, registers: [registry] });
+  const prom = { seconds: h('s'), user: h('u'), sys: h('y'), success: new Counter({ name: 'ok', help: 'ok', labelNames, registers: [registry] }) };
+  const ours = new OperatorMetrics();
+  const hooks = Array.from({ length: MODULES * 3 }, (_, i) => ({ module: `mod-${Math.floor(i / 3)}`, hook: `hooks/${['onStartup', 'beforeHelm', 'afterHelm'][i % 3]}.hook.mjs`, binding: ['onStartup', 'beforeHelm', 'afterHelm'][i % 3]!, queue: 'main', activation: 'OperatorStartup' }));
+  const usage = { userSeconds: 0.01, sysSeconds: 0.002, maxRssBytes: 4e6 };
+  const recordProm = () => {
+    for (const l of hooks) {
+      prom.seconds.observe(l, 0.02);
+      prom.user.observe(l, usage.userSeconds);
+      prom.sys.observe(l, usage.sysSeconds);
+      prom.success.inc(l);
+    }
+  };
+  const recordOurs = () => {
+    for (const l of hooks) {
+      ours.hookRun(l, 0.02, usage);
+      ours.hookTaskResult(l, 'success');
+    }
+  };
+  const median = async (f: () => unknown, n: number) => {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await f();
+      times.push(performance.now() - t);
+    }
+    return times.sort((x, y) => x - y)[Math.floor(n / 2)]!;
+  };
+  const recProm = await median(recordProm, 21);
+  const recOurs = await median(recordOurs, 21);
+  const renderProm = await median(() => registry.metrics(), 11);
+  const renderOurs = await median(() => ours.render(), 11);
+  const perRun = (ms: number) => ((ms * 1000) / hooks.length).toFixed(2);
+  console.log(`recording a hook run (${hooks.length} hooks): ours ${perRun(recOurs)} µs, prom-client ${perRun(recProm)} µs (ratio ${(recOurs / recProm).toFixed(3)})`);
+  console.log(`rendering those series: ours ${renderOurs.toFixed(1)} ms, prom-client ${renderProm.toFixed(1)} ms (ratio ${(renderOurs / renderProm).toFixed(3)})`);
+}
+
 const root = mkdtempSync(join(tmpdir(), 'bench-observability-'));
 try {
   moduleSet(root);
+  await versusPromClient();
+  if (process.env.ONLY_IN_PROCESS) process.exit(0);
   if (!process.env.SKIP_RECORDING) await recordingCost(root);
   await scrapes(root);
 } finally {

@@ -77,6 +77,7 @@ interface HookFamilies {
  * `/metrics` only once it has a value, as in Go.
  */
 interface HookSeries {
+  labels: HookRunLabels;
   values: readonly string[];
   seconds: HistogramSeries;
   userCpu?: HistogramSeries;
@@ -95,7 +96,8 @@ export class OperatorMetrics {
   private readonly families = new FamilySet();
   private readonly moduleHooks: HookFamilies;
   private readonly globalHooks: HookFamilies;
-  private readonly hookSeries = new Map<string, HookSeries>();
+  /** Hook name → the series of its label sets. */
+  private readonly hookSeries = new Map<string, HookSeries[]>();
   private readonly m;
   private liveTicks: NodeJS.Timeout | undefined;
   private configCheck: NodeJS.Timeout | undefined;
@@ -123,10 +125,7 @@ export class OperatorMetrics {
     /** A gauge whose series are rebuilt from `read` at every scrape. */
     const scraped = (name: string, help: string, labels: readonly string[], read: (set: (values: readonly string[], v: number) => void) => void) => {
       const g = gauge(name, help, labels);
-      return () => {
-        g.reset();
-        read((values, v) => g.set(values, v));
-      };
+      return () => g.refresh(read);
     };
     this.m = {
       liveTicks: plainCounter('live_ticks', 'Counts up every 10 s while the operator runs'),
@@ -183,15 +182,17 @@ export class OperatorMetrics {
     this.liveTicks = this.configCheck = undefined;
   }
 
-  /** The series of a hook label set (found by one joined key). */
+  /**
+   * The series of a hook label set: found by the hook's name, then among the few label sets of that
+   * hook (its binding types and activations), by comparing strings that are usually the same objects.
+   */
   private hookSeriesOf(l: HookRunLabels): HookSeries {
-    const key = `${l.module ?? '\u0001'}\u0000${l.hook}\u0000${l.binding}\u0000${l.queue}\u0000${l.activation}`;
-    let s = this.hookSeries.get(key);
-    if (s === undefined) {
-      const values = l.module === undefined ? [l.hook, l.binding, l.queue, l.activation] : [l.module, l.hook, l.binding, l.queue, l.activation];
-      s = { values, seconds: this.hookFamilies(l).seconds.series(values) };
-      this.hookSeries.set(key, s);
-    }
+    let list = this.hookSeries.get(l.hook);
+    if (list === undefined) this.hookSeries.set(l.hook, (list = []));
+    for (const s of list) if (s.labels.module === l.module && s.labels.binding === l.binding && s.labels.queue === l.queue && s.labels.activation === l.activation) return s;
+    const values = l.module === undefined ? [l.hook, l.binding, l.queue, l.activation] : [l.module, l.hook, l.binding, l.queue, l.activation];
+    const s: HookSeries = { labels: { ...l }, values, seconds: this.hookFamilies(l).seconds.series(values) };
+    list.push(s);
     return s;
   }
 
@@ -207,16 +208,16 @@ export class OperatorMetrics {
     if (!usage) return;
     f.userCpu.observeIn((s.userCpu ??= f.userCpu.series(s.values)), usage.userSeconds);
     f.sysCpu.observeIn((s.sysCpu ??= f.sysCpu.series(s.values)), usage.sysSeconds);
-    if (usage.maxRssBytes !== undefined) (s.maxRss ??= f.maxRss.series(s.values)).value = usage.maxRssBytes;
+    if (usage.maxRssBytes !== undefined) f.maxRss.setIn((s.maxRss ??= f.maxRss.series(s.values)), usage.maxRssBytes);
   }
 
   /** The result of a GlobalHookRun or ModuleHookRun task. */
   hookTaskResult(l: HookRunLabels, result: HookRunResult): void {
     const s = this.hookSeriesOf(l);
     const f = this.hookFamilies(l);
-    if (result === 'success') (s.success ??= f.success.series(s.values)).value++;
-    else if (result === 'error') (s.errors ??= f.errors.series(s.values)).value++;
-    else (s.allowed ??= f.allowed.series(s.values)).value++;
+    if (result === 'success') f.success.incIn((s.success ??= f.success.series(s.values)));
+    else if (result === 'error') f.errors.incIn((s.errors ??= f.errors.series(s.values)));
+    else f.allowed.incIn((s.allowed ??= f.allowed.series(s.values)));
   }
 
   /**

@@ -5,7 +5,8 @@
  * prom-client hashes the label object at every `inc`/`observe` and formats every label of every line
  * again at every scrape. With 600 hooks that made recording a hook run cost a quarter of an
  * in-process hook's run and a scrape take tens of milliseconds. Here a series is found by one string
- * key, its label text is escaped once when it is created, and a scrape only joins numbers to it.
+ * key, its label text is escaped once when it is created, and its lines are rendered again only after
+ * it changed: a scrape joins the text of the series that did not.
  * The exposition is the text format as client_golang writes it (`le` last in a bucket's labels).
  */
 
@@ -26,6 +27,8 @@ const escapeHelp = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')
 interface Series {
   /** `a="x",b="y"`: the escaped label pairs, without braces ("" with no labels). */
   readonly labels: string;
+  /** The series' lines as last rendered; cleared by every change. */
+  text: string | undefined;
 }
 
 /** The part all families share: series by label values, header lines, rendering. */
@@ -53,17 +56,18 @@ abstract class Family<S extends Series> {
   }
 
   protected abstract create(labels: string): S;
-  protected abstract lines(s: S, out: string[]): void;
+  /** The series' lines, joined by newlines. */
+  protected abstract lines(s: S): string;
 
-  /** Removes every series. */
-  reset(): void {
-    this.byKey.clear();
+  /** Removes every series but these. */
+  retain(keep: ReadonlySet<S>): void {
+    for (const [key, s] of this.byKey) if (!keep.has(s)) this.byKey.delete(key);
   }
 
   /** The family's exposition: header lines, then one or more lines per series. */
   render(out: string[]): void {
     out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} ${this.type}`);
-    for (const s of this.byKey.values()) this.lines(s, out);
+    for (const s of this.byKey.values()) out.push((s.text ??= this.lines(s)));
   }
 }
 
@@ -80,19 +84,44 @@ export class ValueFamily extends Family<ValueSeries> {
   }
 
   protected create(labels: string): ValueSeries {
-    return { labels, value: 0 };
+    return { labels, value: 0, text: undefined };
   }
 
-  protected lines(s: ValueSeries, out: string[]): void {
-    out.push(`${this.name}${braces(s.labels)} ${formatValue(s.value)}`);
+  protected lines(s: ValueSeries): string {
+    return `${this.name}${braces(s.labels)} ${formatValue(s.value)}`;
+  }
+
+  incIn(s: ValueSeries, by = 1): void {
+    s.value += by;
+    s.text = undefined;
+  }
+
+  setIn(s: ValueSeries, v: number): void {
+    if (s.value === v && s.text !== undefined) return;
+    s.value = v;
+    s.text = undefined;
   }
 
   inc(values: readonly string[], by = 1): void {
-    this.series(values).value += by;
+    this.incIn(this.series(values), by);
   }
 
   set(values: readonly string[], v: number): void {
-    this.series(values).value = v;
+    this.setIn(this.series(values), v);
+  }
+
+  /**
+   * Makes the family hold exactly the series `read` sets (a gauge read from the running state at a
+   * scrape); the text of a series whose value did not change is kept.
+   */
+  refresh(read: (set: (values: readonly string[], v: number) => void) => void): void {
+    const seen = new Set<ValueSeries>();
+    read((values, v) => {
+      const s = this.series(values);
+      this.setIn(s, v);
+      seen.add(s);
+    });
+    this.retain(seen);
   }
 }
 
@@ -115,7 +144,7 @@ export class HistogramFamily extends Family<HistogramSeries> {
   }
 
   protected create(labels: string): HistogramSeries {
-    return { labels, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 };
+    return { labels, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0, text: undefined };
   }
 
   /** Records one observation in a series of this family. */
@@ -126,20 +155,25 @@ export class HistogramFamily extends Family<HistogramSeries> {
     s.counts[i]!++;
     s.sum += v;
     s.count++;
+    s.text = undefined;
   }
 
   observe(values: readonly string[], v: number): void {
     this.observeIn(this.series(values), v);
   }
 
-  protected lines(s: HistogramSeries, out: string[]): void {
+  protected lines(s: HistogramSeries): string {
     const sep = s.labels === '' ? '' : ',';
     let acc = 0;
+    // joined from an array: a flat string, which later joins copy quickly (a string built with += is a
+    // tree of pieces that every scrape would walk again)
+    const lines: string[] = [];
     for (let i = 0; i < this.le.length; i++) {
       acc += s.counts[i]!;
-      out.push(`${this.name}_bucket{${s.labels}${sep}${this.le[i]}} ${acc}`);
+      lines.push(`${this.name}_bucket{${s.labels}${sep}${this.le[i]}} ${acc}`);
     }
-    out.push(`${this.name}_sum${braces(s.labels)} ${formatValue(s.sum)}`, `${this.name}_count${braces(s.labels)} ${s.count}`);
+    lines.push(`${this.name}_sum${braces(s.labels)} ${formatValue(s.sum)}`, `${this.name}_count${braces(s.labels)} ${s.count}`);
+    return lines.join('\n');
   }
 }
 
