@@ -13,12 +13,13 @@ import { KindNotServedError, type RestMapper } from '../kube/mapper.js';
 import { checksumJson, type JsonObject } from '../util/json.js';
 import { loadChart, type Chart } from './chart.js';
 import { defaultCapabilities, discoverCapabilities, type Capabilities } from './capabilities.js';
-import { UNINSTALL_ORDER, releaseDocuments, sortByKind } from './manifests.js';
+import { UNINSTALL_ORDER, releaseDocuments, sortByKind, splitManifests } from './manifests.js';
 import { apiMessage, ClusterObjects, manifestObjects, type ManifestObject, type PlacedObject } from './objects.js';
 import { goTime, isPending, storedChart, storedHook, type Release } from './release.js';
 import { ReleaseStore } from './release-store.js';
 import { manifestDiff } from './diff.js';
 import { renderChart, type RenderResult } from './render.js';
+import { ClusterLookup, renderLooking, type LookupFn } from './lookup.js';
 
 export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
 
@@ -29,6 +30,8 @@ export interface ReleaseRequest {
   values: JsonObject;
   /** Told how long each step took (Go's `helm_operation_seconds`): the render, the check, the upgrade. */
   onOperation?: (operation: HelmOperation, seconds: number) => void;
+  /** Leave the chart's crds/ alone (Helm's and the Go operator's `SkipCRDs`). */
+  skipCrds?: boolean;
 }
 
 export type HelmOperation = 'template' | 'check-upgrade' | 'upgrade';
@@ -203,7 +206,9 @@ export class HelmReleases {
     const deployed = history.filter((r) => r.info.status === 'deployed').at(-1);
     const capabilities = await this.getCapabilities();
 
-    const probe = this.probeRender(chart, req, capabilities);
+    // `lookup` reads the cluster: both renders share the answers
+    const lookup = new ClusterLookup(this.options.kc, this.options.mapper);
+    const probe = await renderLooking(lookup, (fn) => this.probeRender(chart, req, capabilities, fn));
     step('template');
     const checksum = checksumJson({ values, manifest: probe.manifest });
     if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
@@ -215,12 +220,15 @@ export class HelmReleases {
 
     const revision = (previous?.version ?? 0) + 1;
     // the probe is the release's render unless the chart can see the revision or the install/upgrade flag
-    const rendered = readsRevision(chart, values) ? renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision }) : probe;
+    const rendered = readsRevision(chart, values)
+      ? await renderLooking(lookup, (fn) => renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision, lookup: fn }))
+      : probe;
     const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous);
     if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1);
     await this.store.create(record);
     try {
-      await this.applyAll(record, rendered);
+      const crdsInstalled = req.skipCrds ? false : await this.installCrds(rendered, name);
+      await this.applyAll(record, rendered, crdsInstalled);
       // objects of the replaced revisions that the chart no longer renders
       await this.prune([...new Set([deployed, previous])].filter((r): r is Release => r !== undefined), rendered, namespace);
     } catch (e) {
@@ -245,8 +253,8 @@ export class HelmReleases {
   }
 
   /** The render behind the checksum: it does not depend on the revision (as the Go operator's dry run). */
-  private probeRender(chart: Chart, req: ReleaseRequest, capabilities: Capabilities): RenderResult {
-    return renderChart(chart, req.values, { ...this.renderBase(req, capabilities), isUpgrade: true, revision: 1 });
+  private probeRender(chart: Chart, req: ReleaseRequest, capabilities: Capabilities, lookup?: LookupFn): RenderResult {
+    return renderChart(chart, req.values, { ...this.renderBase(req, capabilities), isUpgrade: true, revision: 1, ...(lookup ? { lookup } : {}) });
   }
 
   private newRecord(req: ReleaseRequest, rendered: RenderResult, revision: number, checksum: string, before: Release | undefined): Release {
@@ -276,13 +284,37 @@ export class HelmReleases {
    * together (at most `applyConcurrency` in flight), each kind after the one before it in install
    * order. A kind with failures stops the release there, every failed object named.
    */
-  private async applyAll(record: Release, rendered: RenderResult): Promise<void> {
+  /**
+   * The chart's crds/ files (and its subcharts'), before the release's objects, as Helm's install
+   * does: a CRD that is absent is created; one that exists is never changed, and none is ever
+   * deleted with the release (they are not part of its manifest). True when one was created.
+   */
+  private async installCrds(rendered: RenderResult, release: string): Promise<boolean> {
+    let installed = false;
+    for (const file of rendered.crds) {
+      const docs = splitManifests(file.data.toString('utf8')).map((content) => ({ name: file.filename, content }));
+      for (const o of manifestObjects(docs)) {
+        const placed = await this.objects.placeOrFail(o, '');
+        if (await this.objects.exists(placed)) continue;
+        try {
+          await this.objects.apply(placed, { labels: { ...this.extraLabels }, annotations: {} });
+        } catch (e) {
+          throw new Error(`release ${release}: installing ${o.kind} ${o.name} (${o.source}) failed: ${apiMessage(e)}`, { cause: e });
+        }
+        this.log.info(`release ${release}: ${o.kind} ${o.name} installed from ${o.source}`);
+        installed = true;
+      }
+    }
+    return installed;
+  }
+
+  private async applyAll(record: Release, rendered: RenderResult, crdsInstalled = false): Promise<void> {
     if (rendered.hooks.length) this.log.warn(`release ${record.name}: ${rendered.hooks.length} Helm hook(s) are recorded but not run`);
     const extra = {
       labels: { ...this.extraLabels, 'app.kubernetes.io/managed-by': 'Helm' },
       annotations: { 'meta.helm.sh/release-name': record.name, 'meta.helm.sh/release-namespace': record.namespace },
     };
-    let appliedCrd = false;
+    let appliedCrd = crdsInstalled;
     for (const batch of kindBatches(manifestObjects(rendered.manifests))) {
       const afterCrd = appliedCrd;
       const failures = await eachLimited(batch, this.applyConcurrency, async (o) => {

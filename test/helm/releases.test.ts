@@ -253,3 +253,69 @@ test('a chart that does not read the revision is rendered once per upgrade; one 
   assert.equal(await install('3', 'rev {{ .Release.Revision }} {{ .Release.IsUpgrade }}'), 'upgraded');
   assert.equal((await get(kc, cmPath('once-once'))).data.msg, 'rev 3 true');
 });
+
+test("crds/: absent CRDs are created before the release's objects, never changed or deleted; skipCrds leaves them alone", async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper, extraLabels: { heritage: 'addon-operator' } });
+  const crd = (plural: string, kind: string, label: string) =>
+    `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${plural}.example.com\n  labels:\n    rev: "${label}"\nspec:\n  group: example.com\n  scope: Namespaced\n` +
+    `  names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}, listKind: ${kind}List}\n` +
+    '  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n';
+  const chartDir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: gadgets\nversion: 0.1.0\n',
+    'crds/gadgets.yaml': crd('gadgets', 'Gadget', '1'),
+    'values.yaml': 'size: 1\n',
+    'templates/gadget.yaml': 'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g1\nspec:\n  size: {{ .Values.size }}\n',
+  });
+  const crdPath = (plural: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${plural}.example.com`;
+  assert.equal(await helm.upgradeInstall({ release: 'gadgets', namespace: NS, chartDir, values: {} }), 'installed');
+  const installed = await get(kc, crdPath('gadgets'));
+  assert.deepEqual(installed.metadata.labels, { rev: '1', heritage: 'addon-operator' }); // no release ownership
+  assert.deepEqual((await get(kc, `/apis/example.com/v1/namespaces/${NS}/gadgets/g1`)).spec, { size: 1 });
+  const [secret] = await releaseSecrets(kc, NS, 'gadgets');
+  assert.doesNotMatch(secretPayload(secret).release.manifest, /CustomResourceDefinition/);
+  // a changed crds/ file does not change the CRD
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(`${chartDir}/crds/gadgets.yaml`, crd('gadgets', 'Gadget', '2'));
+  assert.equal(await helm.upgradeInstall({ release: 'gadgets', namespace: NS, chartDir, values: { size: 2 } }), 'upgraded');
+  assert.equal((await get(kc, crdPath('gadgets'))).metadata.labels.rev, '1');
+  // uninstalling leaves it
+  assert.equal(await helm.uninstall('gadgets', NS), true);
+  assert.ok(await get(kc, crdPath('gadgets')));
+  assert.equal(await get(kc, `/apis/example.com/v1/namespaces/${NS}/gadgets/g1`), undefined);
+  // skipCrds: the Go operator's SkipCRDs
+  const skipped = makeTree({ 'Chart.yaml': 'apiVersion: v2\nname: gizmos\nversion: 0.1.0\n', 'crds/gizmos.yaml': crd('gizmos', 'Gizmo', '1'), 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gizmos\n' });
+  assert.equal(await helm.upgradeInstall({ release: 'gizmos', namespace: NS, chartDir: skipped, values: {}, skipCrds: true }), 'installed');
+  assert.equal(await get(kc, crdPath('gizmos')), undefined);
+});
+
+test('lookup reads the live cluster during install and upgrade: objects, lists, not found, answers that lead to further lookups', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const post = (path: string, body: object) => requestJson(kc, 'POST', path, {}, body);
+  await post(`/api/v1/namespaces/${NS}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-pass' }, data: { password: Buffer.from('s3cret').toString('base64') } });
+  await post(`/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pointer' }, data: { target: 'db-pass' } });
+  await post(`/api/v1/namespaces/${NS}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { ports: [{ port: 8080 }] } });
+  const chartDir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: looker\nversion: 0.1.0\n',
+    'templates/cm.yaml':
+      '{{- $s := lookup "v1" "Secret" .Release.Namespace "db-pass" }}\n' +
+      '{{- $p := lookup "v1" "ConfigMap" .Release.Namespace "pointer" }}\n' +
+      '{{- $t := lookup "v1" "Secret" .Release.Namespace ($p.data.target | default "unset") }}\n' +
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: looked-up\ndata:\n' +
+      '  password: {{ $s.data.password | b64dec | quote }}\n' +
+      '  chained: {{ $t.metadata.name | default "none" | quote }}\n' +
+      '  missing: {{ (lookup "v1" "Secret" .Release.Namespace "nope") | len | quote }}\n' +
+      '  namespaces: {{ gt (len (lookup "v1" "Namespace" "" "").items) 0 | quote }}\n' +
+      '  port: {{ $svc := lookup "v1" "Service" .Release.Namespace "svc" }}{{ with $svc.spec }}{{ printf "%T %d" (index .ports 0).port (index .ports 0).port | quote }}{{ end }}\n',
+  });
+  assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'installed');
+  const cm = await get(kc, cmPath('looked-up'));
+  // integers come as int64, as in client-go's unstructured objects
+  assert.deepEqual(cm.data, { password: 's3cret', chained: 'db-pass', missing: '0', namespaces: 'true', port: 'int64 8080' });
+  // a changed answer changes the release on the next run; the same answer leaves it unchanged
+  assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'unchanged');
+  await requestJson(kc, 'PATCH', `/api/v1/namespaces/${NS}/secrets/db-pass`, {}, { data: { password: Buffer.from('n3w').toString('base64') } }, 'application/merge-patch+json');
+  assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'upgraded');
+  assert.equal((await get(kc, cmPath('looked-up'))).data.password, 'n3w');
+});
