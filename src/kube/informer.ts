@@ -33,6 +33,12 @@ export interface InformerOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Server-side watch timeout; a random 0–20 % is added so that watches do not end together. */
   watchTimeoutSeconds?: number;
+  /**
+   * Keep every object (default), or only each object's resourceVersion: enough to report what
+   * changed after a relist (a Deleted event then carries only apiVersion, kind and metadata's
+   * namespace, name and resourceVersion), and a few dozen bytes instead of the object.
+   */
+  keepObjects?: boolean;
 }
 
 interface ListResponse {
@@ -48,7 +54,11 @@ const keyOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.n
 
 export class Informer {
   private readonly opts: InformerOptions;
-  private readonly cache = new Map<string, KubeObject>();
+  /** The objects by namespace/name, or their resourceVersions only (keepObjects: false). */
+  private readonly cache = new Map<string, KubeObject | string>();
+  private readonly keepObjects: boolean;
+  /** apiVersion and kind of the last list, for the stubs of Deleted events. */
+  private listKind: { apiVersion?: string; kind?: string } = {};
   private resourceVersion: string | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
@@ -59,6 +69,7 @@ export class Informer {
 
   constructor(opts: InformerOptions) {
     this.opts = opts;
+    this.keepObjects = opts.keepObjects ?? true;
   }
 
   /** Starts; resolves after the first successful list (retrying with backoff until then or stop()). */
@@ -75,23 +86,27 @@ export class Informer {
     await this.running;
   }
 
-  /** The current objects, as the watch has seen them. */
+  /** The current objects, as the watch has seen them (stubs with keepObjects: false). */
   objects(): KubeObject[] {
-    return [...this.cache.values()];
+    return [...this.cache].map(([k, v]) => this.objectOf(k, v));
+  }
+
+  private objectOf(key: string, v: KubeObject | string): KubeObject {
+    if (typeof v !== 'string') return v;
+    const i = key.indexOf('/');
+    const namespace = key.slice(0, i);
+    return { ...this.listKind, metadata: { ...(namespace ? { namespace } : {}), name: key.slice(i + 1), resourceVersion: v } };
+  }
+
+  private store(key: string, o: KubeObject): void {
+    this.cache.set(key, this.keepObjects ? o : (o.metadata?.resourceVersion ?? ''));
   }
 
   private async loop(onFirstSync: () => void): Promise<void> {
     let attempt = 0;
     while (!this.stopped) {
       try {
-        if (this.resourceVersion === undefined) {
-          await this.list();
-          if (!this.synced) {
-            this.synced = true;
-            this.opts.onSync(this.objects());
-            onFirstSync();
-          }
-        }
+        if (this.resourceVersion === undefined) await this.listAndSync(onFirstSync);
         await this.watchOnce();
         attempt = 0;
       } catch (e) {
@@ -106,6 +121,18 @@ export class Informer {
       }
     }
     if (!this.synced) onFirstSync();
+  }
+
+  /**
+   * A list, and the first sync. Its own frame: the listed objects must not stay in a suspended
+   * frame of loop() (an async function keeps its locals while it awaits the watch).
+   */
+  private async listAndSync(onFirstSync: () => void): Promise<void> {
+    const objects = await this.list();
+    if (this.synced) return;
+    this.synced = true;
+    this.opts.onSync(objects);
+    onFirstSync();
   }
 
   private delay(attempt: number): number {
@@ -123,7 +150,8 @@ export class Informer {
     });
   }
 
-  private async list(): Promise<void> {
+  /** Lists; after the first sync, reports what changed since the cache. Returns the objects. */
+  private async list(): Promise<KubeObject[]> {
     const list = await requestJson<ListResponse>(
       this.opts.kc,
       'GET',
@@ -136,19 +164,22 @@ export class Informer {
     const fresh = new Map<string, KubeObject>();
     // the API server leaves apiVersion and kind out of the items of built-in lists; watch events carry them
     const kind = list.kind?.replace(/List$/, '');
+    if (kind) this.listKind = { apiVersion: list.apiVersion, kind };
     for (const item of list.items ?? []) fresh.set(keyOf(item), item.kind || !kind ? item : { apiVersion: list.apiVersion, kind, ...item });
+    const rvOf = (v: KubeObject | string) => (typeof v === 'string' ? v : v.metadata?.resourceVersion);
     if (this.synced) {
       // a relist after 410: report what changed while we were not watching
-      for (const [k, old] of this.cache) if (!fresh.has(k)) this.opts.onEvent('DELETED', old);
+      for (const [k, old] of this.cache) if (!fresh.has(k)) this.opts.onEvent('DELETED', this.objectOf(k, old));
       for (const [k, obj] of fresh) {
         const old = this.cache.get(k);
-        if (!old) this.opts.onEvent('ADDED', obj);
-        else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', obj);
+        if (old === undefined) this.opts.onEvent('ADDED', obj);
+        else if (rvOf(old) !== obj.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', obj);
       }
     }
     this.cache.clear();
-    for (const [k, v] of fresh) this.cache.set(k, v);
+    for (const [k, v] of fresh) this.store(k, v);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    return [...fresh.values()];
   }
 
   private async watchOnce(): Promise<void> {
@@ -179,7 +210,7 @@ export class Informer {
         if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
         const k = keyOf(o);
         if (type === 'DELETED') this.cache.delete(k);
-        else this.cache.set(k, o);
+        else this.store(k, o);
         this.opts.onEvent(type, o);
       }, AbortSignal.any([this.abort.signal, ended.signal]));
     } catch (e) {

@@ -215,6 +215,7 @@ class Monitor implements BindingMonitor {
       kc: this.opts.kc,
       path: '/api/v1/namespaces',
       labelSelector: labelSelectorString(selector),
+      keepObjects: false,
       backoff: this.backoff,
       watchTimeoutSeconds: this.opts.watchTimeoutSeconds,
       onSync: (namespaces) => {
@@ -266,6 +267,8 @@ class Monitor implements BindingMonitor {
       fieldSelector: fieldSelectorString(fieldSelector, name) || undefined,
       backoff: this.backoff,
       watchTimeoutSeconds: this.opts.watchTimeoutSeconds,
+      // the monitor keeps its own filtered entries: the informer keeps resourceVersions only
+      keepObjects: false,
       onSync: (objects) => this.onSync(source, objects),
       onEvent: (type, object) => this.onEvent(source, type, object),
       onError: (e) => this.report(`${this.binding.kind} informer ${path}${name !== undefined ? ` (name ${name})` : ''}: ${e.message}`, e),
