@@ -64,7 +64,7 @@ export function registerStart(program: Command): Command {
     .option('--helm-ignore-release <name>', 'a release in the namespace that is never purged', fromEnv(['HELM_IGNORE_RELEASE'], ''))
     .option('--kube-config <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)', fromEnv(['KUBE_CONFIG'], ''))
     .option('--kube-context <name>', 'kubeconfig context', fromEnv(['KUBE_CONTEXT'], ''))
-    .option('--kube-client-qps <n>', 'requests a second of the main Kubernetes client, shared by every request (env KUBE_CLIENT_QPS; 0: no limit)', fromEnv(['KUBE_CLIENT_QPS'], '5'))
+    .option('--kube-client-qps <n>', 'requests a second of the main Kubernetes client, shared by every request but watches (env KUBE_CLIENT_QPS; 0: no limit)', fromEnv(['KUBE_CLIENT_QPS'], '5'))
     .option('--kube-client-burst <n>', 'requests the main client may send at once (env KUBE_CLIENT_BURST)', fromEnv(['KUBE_CLIENT_BURST'], '10'))
     .option('--object-patcher-kube-client-qps <n>', "requests a second of the client that applies hooks' Kubernetes operations (env OBJECT_PATCHER_KUBE_CLIENT_QPS)", fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_QPS'], '5'))
     .option('--object-patcher-kube-client-burst <n>', 'burst of that client (env OBJECT_PATCHER_KUBE_CLIENT_BURST)', fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_BURST'], '10'))

@@ -3,8 +3,8 @@
  * calls the typed client makes awkward (generic lists by path). Errors carry the HTTP status and the
  * Status message. Every request goes through the API server's connection pool (connections.ts).
  *
- * Each KubeConfig is one client (client-go's rest client): its requests, watches among them, share
- * one token bucket (qps, burst); a request other than a watch ends when the server sends nothing for
+ * Each KubeConfig is one client (client-go's rest client): its requests share one token bucket (qps,
+ * burst), watches excepted as in client-go; a request other than a watch ends when the server sends nothing for
  * `timeoutMs`; a watch ends on the client's side `watchGraceMs` after its `timeoutSeconds`. A 429, or a
  * 5xx with Retry-After, is sent again after the Retry-After (client-go's rule); a GET also after a lost
  * connection or a timeout; every retry waits a backoff with jitter and takes a token again.
@@ -30,7 +30,7 @@ export class KubeApiError extends Error {
 }
 
 export interface ClientSettings {
-  /** Requests a second, a token bucket shared by every request of the client (≤ 0: no limit). */
+  /** Requests a second, a token bucket shared by every request of the client but watches (≤ 0: no limit). */
   qps: number;
   /** Requests the bucket holds: how many may start at once after a quiet time. */
   burst: number;
@@ -241,18 +241,15 @@ export interface WatchStreamEvent {
  * stream or `signal` aborts it, also before the server has answered. A status other than 200 rejects
  * with a KubeApiError (410 Gone among them). With `timeoutSeconds`, a watch the server has not ended
  * `watchGraceMs` after it is ended here: resolves when the stream was open, rejects when the server
- * never answered. It takes a token of the client's bucket (not retried here: the informer backs off).
+ * never answered. Not rate-limited (client-go's rule: a watch is one long request, and delaying it
+ * delays every event), not retried here (the informer backs off).
  */
 export async function watchStream(kc: KubeConfig, path: string, query: Query, onEvent: (event: WatchStreamEvent) => void, signal: AbortSignal): Promise<void> {
   const client = clientOf(kc);
   const started = performance.now();
   const { url, opts, send } = await prepare(kc, 'GET', path, { ...query, watch: true }, { Accept: 'application/json' }, true);
   if (signal.aborted) return;
-  try {
-    await throttle(client, signal);
-  } catch {
-    return;
-  }
+  if (fence) throw new Error(fence);
   const deadline = new AbortController();
   const seconds = Number(query.timeoutSeconds);
   const timer = seconds > 0 ? setTimeout(() => deadline.abort(), seconds * 1000 + client.settings.watchGraceMs) : undefined;
