@@ -104,11 +104,14 @@ async function main(): Promise<void> {
   const resultBytes = filter.value.reduce((s, o) => s + (o.ok ? JSON.stringify(o.item.filterResult).length : 0), 0) / N;
 
   // jq's share of the memory: the filter results alone
-  const before0 = await heap();
-  let kept: unknown = filterObjects(binding, items).map((o) => (o.ok ? o.item : undefined));
-  const jqBytesPerObject = ((await heap()) - before0) / N;
-  kept = undefined;
-  void kept;
+  const jqBytesPerObject = await (async () => {
+    const before0 = await heap();
+    const kept = filterObjects(binding, items).map((o) => (o.ok ? o.item : undefined));
+    const bytes = ((await heap()) - before0) / N;
+    // kept is alive until here
+    if (kept.length !== items.length) throw new Error('the filter lost objects');
+    return bytes;
+  })();
   list.value = undefined as never;
   filter.value = undefined as never;
   const itemCount = items.length;

@@ -12,6 +12,7 @@ import { errorMessage } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
 import { isApiStatus, requestJson } from './http.js';
 import { Informer, type KubeObject } from './informer.js';
+import { jittered, sleep } from '../util/rate-limit.js';
 
 /** null: the ConfigMap does not exist. */
 export type ConfigMapData = Record<string, string> | null;
@@ -117,7 +118,7 @@ export class ConfigMapSource {
         // someone else wrote (or created) the ConfigMap meanwhile: read it again
         const raced = isApiStatus(e, 409, 'Conflict') || isApiStatus(e, 409, 'AlreadyExists');
         if (!raced || attempt >= WRITE_ATTEMPTS) throw new Error(`${what}: ${errorMessage(e)}`, { cause: e });
-        await new Promise((resolve) => setTimeout(resolve, 10 * 4 ** (attempt - 1)));
+        await sleep(jittered(20 * 4 ** (attempt - 1)));
       }
     }
   }

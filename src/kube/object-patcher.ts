@@ -12,6 +12,7 @@ import { errorMessage } from '../util/errors.js';
 import { isPlainObject, jsonEqual, type JsonObject, type JsonValue } from '../util/json.js';
 import { isApiStatus, requestJson } from './http.js';
 import { subresourceName, type ResourceInfo, type RestMapper } from './mapper.js';
+import { jittered, sleep } from '../util/rate-limit.js';
 
 export interface ObjectPatcherOptions {
   kc: KubeConfig;
@@ -66,15 +67,13 @@ function withoutNamespace(object: JsonObject): JsonObject {
   return { ...object, metadata };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function retryOnConflict<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (e) {
       if (!isApiStatus(e, 409, 'Conflict') || attempt >= CONFLICT_ATTEMPTS) throw e;
-      await sleep(10 * 5 ** (attempt - 1));
+      await sleep(jittered(20 * 5 ** (attempt - 1)));
     }
   }
 }

@@ -60,6 +60,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
 
 /** A backoff delay for retry `attempt` (1, 2, ...): exponential up to `maxMs`, with equal jitter (half fixed, half random). */
 export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
-  const base = Math.min(maxMs, initialMs * 2 ** (attempt - 1));
-  return base / 2 + random() * (base / 2);
+  return jittered(Math.min(maxMs, initialMs * 2 ** (attempt - 1)), random);
+}
+
+/** `ms` with equal jitter: between half of it and all of it, so that clients that failed together do not retry together. */
+export function jittered(ms: number, random: () => number = Math.random): number {
+  return ms / 2 + random() * (ms / 2);
 }
