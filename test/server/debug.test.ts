@@ -29,9 +29,9 @@ const mask = (s: string) =>
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
     .replace(/"uid":"[^"]+"/g, '"uid":"<uid>"')
     .replace(/"resourceVersion":"\d+"/g, '"resourceVersion":"<rv>"')
-    // an idle queue says how long it has waited once that is a second or more
-    .replace(/,"status":"waiting for task \d+s"/g, '')
-    .replace(/status: '?waiting for task \d+s'?\n/g, '');
+    // an idle queue says how long it has waited once that is a second or more (Go's duration: 7s, 1m7s)
+    .replace(/,"status":"waiting for task (?:\d+h)?(?:\d+m)?\d+s"/g, '')
+    .replace(/status: '?waiting for task (?:\d+h)?(?:\d+m)?\d+s'?\n/g, '');
 
 function moduleSet() {
   return makeTree({
