@@ -58,6 +58,36 @@ for f in "$VALUES_JSON_PATCH_PATH" "$CONFIG_VALUES_JSON_PATCH_PATH" "$METRICS_PA
   }
 });
 
+test('no Secret data and no values in the logs at info level', async (t) => {
+  const SECRET = 'c2VjcmV0LXBhc3N3b3Jk'; // base64 of secret-password
+  const s = await scenario({
+    files: (tr) => ({
+      'modules/values.yaml': 'alphaEnabled: true\n',
+      'modules/001-alpha/Chart.yaml': 'name: alpha\nversion: 0.1.0\n',
+      'modules/001-alpha/templates/cm.yaml': 'kind: ConfigMap\n',
+      'modules/001-alpha/values.yaml': 'alpha:\n  password: values-password-1234\n',
+      'global-hooks/hooks/secrets': traceHook(tr, 'g-secrets', { configVersion: 'v1', kubernetes: [{ name: 'secrets', kind: 'Secret' }] }),
+      'modules/001-alpha/hooks/set': traceHook(tr, 'alpha-set', { configVersion: 'v1', beforeHelm: 1 }, `echo '[{"op":"add","path":"/alpha/token","value":"hook-token-5678"}]' > "$VALUES_JSON_PATCH_PATH"`),
+    }),
+    config: { alpha: 'configured: config-secret-9012\n' },
+  });
+  t.after(() => s.op.stop());
+  s.kube.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'default' }, data: { password: SECRET } } as never);
+  await s.op.start();
+  await s.op.converge.whenFirstDone();
+  await settle(s.op);
+  s.kube.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db2', namespace: 'default' }, data: { password: SECRET } } as never);
+  await settle(s.op);
+  // the secrets and values went through: the hooks saw the Secrets, the release got the values
+  assert.ok(s.trace.lines().includes('g-secrets secrets:Event:Added'));
+  assert.equal((s.helm.releases.get('alpha')?.values.alpha as { token?: string }).token, 'hook-token-5678');
+  const info = s.logs.filter((l) => (JSON.parse(l) as { level: number }).level >= 30);
+  assert.ok(info.length > 0);
+  for (const leak of [SECRET, 'values-password-1234', 'hook-token-5678', 'config-secret-9012']) {
+    assert.deepEqual(info.filter((l) => l.includes(leak)), [], `${leak} in an info-level log line`);
+  }
+});
+
 test('the debug socket and its directory are private to the user', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'security-debug-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
