@@ -9,12 +9,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { marshalYAML } from '../gotemplate/yaml.js';
-import { isApiStatus, requestJson } from '../kube/http.js';
-import type { RestMapper } from '../kube/mapper.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
-import type { PlacedObject } from './objects.js';
+import type { ClusterObjects, PlacedObject } from './objects.js';
 
 /** The field manager kubectl's client-side apply uses; the Go operator's diff applies under it. */
 const DIFF_FIELD_MANAGER = 'kubectl-client-side-apply';
@@ -68,23 +65,13 @@ function runDiff(from: string, to: string): Promise<string> {
 }
 
 /** The diff of applying these objects now, or `No diff found`. */
-export async function manifestDiff(kc: KubeConfig, mapper: RestMapper, objects: readonly PlacedObject[]): Promise<string> {
+export async function manifestDiff(cluster: ClusterObjects, objects: readonly PlacedObject[]): Promise<string> {
   const liveDir = mkdtempSync(join(tmpdir(), 'LIVE-'));
   const mergedDir = mkdtempSync(join(tmpdir(), 'MERGED-'));
   try {
     for (const p of objects) {
-      const path = mapper.objectPath(p.info, p.placedNamespace, p.name);
-      let live: JsonObject | undefined;
-      try {
-        live = await requestJson<JsonObject>(kc, 'GET', path);
-      } catch (e) {
-        if (!isApiStatus(e, 404)) throw e;
-      }
-      const metadata = { ...(p.object.metadata as JsonObject) };
-      if (p.placedNamespace) metadata.namespace = p.placedNamespace;
-      else delete metadata.namespace;
-      const body = JSON.stringify({ ...p.object, metadata });
-      const merged = await requestJson<JsonObject>(kc, 'PATCH', path, { dryRun: 'All', fieldManager: DIFF_FIELD_MANAGER, force: true }, body, 'application/apply-patch+yaml');
+      const live = await cluster.get(p);
+      const merged = await cluster.applyDryRun(p, DIFF_FIELD_MANAGER);
       let [from, to] = [forDiff(live), forDiff(merged)];
       if (p.info.group === '' && p.info.version === 'v1' && p.info.kind === 'Secret') [from, to] = maskSecrets(from, to);
       const name = diffFileName(p);

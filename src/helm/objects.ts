@@ -104,23 +104,39 @@ export class ClusterObjects {
 
   /** Server-side apply with force; `extra` labels/annotations are merged into the object's. */
   async apply(p: PlacedObject, extra: { labels: Record<string, string>; annotations: Record<string, string> }): Promise<void> {
+    await this.serverSideApply(p, this.fieldManager, extra);
+  }
+
+  /** What a server-side apply with force under `fieldManager` would make of the object; nothing is changed. */
+  applyDryRun(p: PlacedObject, fieldManager: string): Promise<JsonObject> {
+    return this.serverSideApply(p, fieldManager, undefined, true);
+  }
+
+  private serverSideApply(p: PlacedObject, fieldManager: string, extra?: { labels: Record<string, string>; annotations: Record<string, string> }, dryRun = false): Promise<JsonObject> {
     const metadata = { ...(p.object.metadata as JsonObject) };
     if (p.placedNamespace) metadata.namespace = p.placedNamespace;
     else delete metadata.namespace;
-    metadata.labels = { ...((metadata.labels as JsonObject | undefined) ?? {}), ...extra.labels };
-    metadata.annotations = { ...((metadata.annotations as JsonObject | undefined) ?? {}), ...extra.annotations };
+    if (extra) {
+      metadata.labels = { ...((metadata.labels as JsonObject | undefined) ?? {}), ...extra.labels };
+      metadata.annotations = { ...((metadata.annotations as JsonObject | undefined) ?? {}), ...extra.annotations };
+    }
     const body = JSON.stringify({ ...p.object, metadata });
-    await requestJson(this.kc, 'PATCH', this.mapper.objectPath(p.info, p.placedNamespace, p.name), { fieldManager: this.fieldManager, force: true }, body, 'application/apply-patch+yaml');
+    const query = { fieldManager, force: true, ...(dryRun ? { dryRun: 'All' } : {}) };
+    return requestJson<JsonObject>(this.kc, 'PATCH', this.mapper.objectPath(p.info, p.placedNamespace, p.name), query, body, 'application/apply-patch+yaml');
+  }
+
+  /** The live object, or undefined when there is none. */
+  async get(p: PlacedObject): Promise<JsonObject | undefined> {
+    try {
+      return await requestJson<JsonObject>(this.kc, 'GET', this.mapper.objectPath(p.info, p.placedNamespace, p.name));
+    } catch (e) {
+      if (isApiStatus(e, 404)) return undefined;
+      throw e;
+    }
   }
 
   async exists(p: PlacedObject): Promise<boolean> {
-    try {
-      await requestJson(this.kc, 'GET', this.mapper.objectPath(p.info, p.placedNamespace, p.name));
-      return true;
-    } catch (e) {
-      if (isApiStatus(e, 404)) return false;
-      throw e;
-    }
+    return (await this.get(p)) !== undefined;
   }
 
   /** Deletes in the background (as Helm does); false when it was already gone. */

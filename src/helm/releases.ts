@@ -145,7 +145,7 @@ export class HelmReleases {
     const rendered = this.probeRender(chart, request, await this.getCapabilities());
     const placed = [];
     for (const o of manifestObjects(rendered.manifests)) placed.push(await this.objects.placeOrFail(o, request.namespace));
-    return manifestDiff(this.options.kc, this.options.mapper, placed);
+    return manifestDiff(this.objects, placed);
   }
 
   /** Objects of the last deployed revision that are missing from the cluster (for drift checks). */

@@ -99,6 +99,8 @@ export class OperatorMetrics {
   /** Hook name → the series of its label sets. */
   private readonly hookSeries = new Map<string, HookSeries[]>();
   private readonly m;
+  /** Rebuild the gauges read from the running state, before each scrape. */
+  private readonly refreshScraped: (() => void)[];
   private liveTicks: NodeJS.Timeout | undefined;
   private configCheck: NodeJS.Timeout | undefined;
   private configInvalid = false;
@@ -109,7 +111,7 @@ export class OperatorMetrics {
     const plainCounter = (name: string, help: string) => new Counter({ name: p + name, help, registers: [this.registry] });
     const counter = (name: string, help: string, labels: readonly string[]) => fam.add(new ValueFamily(p + name, help, 'counter', labels));
     const gauge = (name: string, help: string, labels: readonly string[]) => fam.add(new ValueFamily(p + name, help, 'gauge', labels));
-    const histogram = (name: string, help: string, labels: readonly string[]) => fam.add(new HistogramFamily(p + name, help, labels));
+    const histogram = (name: string, help: string, labels: readonly string[], buckets?: readonly number[]) => fam.add(new HistogramFamily(p + name, help, labels, buckets));
     const hooks = (kind: 'module' | 'global', labels: readonly string[]): HookFamilies => ({
       seconds: histogram(`${kind}_hook_run_seconds`, `Duration of ${kind} hook runs`, labels),
       userCpu: histogram(`${kind}_hook_run_user_cpu_seconds`, `User CPU time of ${kind} hook runs`, labels),
@@ -142,7 +144,7 @@ export class OperatorMetrics {
       jqFilterSeconds: histogram('kube_jq_filter_duration_seconds', 'Duration of jqFilter runs of kubernetes bindings', KUBE_LABELS),
       kubeEventSeconds: histogram('kube_event_duration_seconds', 'Duration of handling a Kubernetes event', KUBE_LABELS),
       watchErrors: counter('kubernetes_client_watch_errors_total', 'Errors of Kubernetes watches', ['error_type']),
-      requestLatency: fam.add(new HistogramFamily(p + 'kubernetes_client_request_latency_seconds', 'Latency of Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS)),
+      requestLatency: histogram('kubernetes_client_request_latency_seconds', 'Latency of Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS),
       requestResult: counter('kubernetes_client_request_result_total', 'Results of Kubernetes API requests', ['component', 'code', 'method', 'host']),
       patcherRequestLatency: fam.add(new HistogramFamily('object_patcher_kubernetes_client_request_latency_seconds', 'Latency of the object patcher\'s Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS)),
       patcherRequestResult: fam.add(new ValueFamily('object_patcher_kubernetes_client_request_result_total', 'Results of the object patcher\'s Kubernetes API requests', 'counter', ['component', 'code', 'method', 'host'])),
@@ -165,8 +167,6 @@ export class OperatorMetrics {
       }),
     ];
   }
-
-  private readonly refreshScraped: (() => void)[];
 
   /** Starts `live_ticks` (+1 every 10 s) and the 5-second check of the config's validity. */
   start(): void {
