@@ -17,6 +17,7 @@ export interface StartOptions {
   hookTimeout: string;
   shutdownTimeout: string;
   helmHistoryMax: string;
+  helmTimeout: string;
   parallelModuleRuns: string;
   helmIgnoreRelease: string;
   kubeConfig: string;
@@ -56,6 +57,7 @@ export function registerStart(program: Command): Command {
     .option('--hook-timeout <duration>', 'time limit of every hook run, e.g. 30s, 10m', fromEnv(ENV.hookTimeout, '10m'))
     .option('--shutdown-timeout <duration>', 'how long a running hook may take to finish after SIGTERM', fromEnv(['ADDON_OPERATOR_SHUTDOWN_TIMEOUT'], '30s'))
     .option('--helm-history-max <n>', 'revisions kept per release (0: all)', fromEnv(['HELM_HISTORY_MAX'], '10'))
+    .option('--helm-timeout <duration>', "how long a Helm hook's Job or Pod is waited for, e.g. 20m (env HELM_TIMEOUT)", fromEnv(['HELM_TIMEOUT'], '20m'))
     .option(
       '--parallel-module-runs <n>',
       'modules that share an order number run this many at once (env ADDON_OPERATOR_PARALLEL_MODULE_RUNS; 1: one by one)',

@@ -69,6 +69,18 @@ export function apiMessage(e: unknown): string {
   return (e as Error).message;
 }
 
+/** The object as sent: its final namespace (none for cluster-scoped kinds), `extra` merged into its labels and annotations. */
+function placedBody(p: PlacedObject, extra?: { labels: Record<string, string>; annotations: Record<string, string> }): JsonObject {
+  const metadata = { ...(p.object.metadata as JsonObject) };
+  if (p.placedNamespace) metadata.namespace = p.placedNamespace;
+  else delete metadata.namespace;
+  if (extra) {
+    metadata.labels = { ...((metadata.labels as JsonObject | undefined) ?? {}), ...extra.labels };
+    metadata.annotations = { ...((metadata.annotations as JsonObject | undefined) ?? {}), ...extra.annotations };
+  }
+  return { ...p.object, metadata };
+}
+
 export class ClusterObjects {
   constructor(
     private readonly kc: KubeConfig,
@@ -112,15 +124,14 @@ export class ClusterObjects {
     return this.serverSideApply(p, fieldManager, undefined, true);
   }
 
+  /** Creates the object (a POST, as Helm creates hooks): one that exists is an AlreadyExists error. */
+  async create(p: PlacedObject, extra: { labels: Record<string, string>; annotations: Record<string, string> }): Promise<void> {
+    const path = this.mapper.collectionPath(p.info, p.placedNamespace);
+    await requestJson<JsonObject>(this.kc, 'POST', path, { fieldManager: this.fieldManager }, placedBody(p, extra));
+  }
+
   private serverSideApply(p: PlacedObject, fieldManager: string, extra?: { labels: Record<string, string>; annotations: Record<string, string> }, dryRun = false): Promise<JsonObject> {
-    const metadata = { ...(p.object.metadata as JsonObject) };
-    if (p.placedNamespace) metadata.namespace = p.placedNamespace;
-    else delete metadata.namespace;
-    if (extra) {
-      metadata.labels = { ...((metadata.labels as JsonObject | undefined) ?? {}), ...extra.labels };
-      metadata.annotations = { ...((metadata.annotations as JsonObject | undefined) ?? {}), ...extra.annotations };
-    }
-    const body = JSON.stringify({ ...p.object, metadata });
+    const body = JSON.stringify(placedBody(p, extra));
     const query = { fieldManager, force: true, ...(dryRun ? { dryRun: 'All' } : {}) };
     return requestJson<JsonObject>(this.kc, 'PATCH', this.mapper.objectPath(p.info, p.placedNamespace, p.name), query, body, 'application/apply-patch+yaml');
   }

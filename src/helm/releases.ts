@@ -20,6 +20,7 @@ import { ReleaseStore } from './release-store.js';
 import { manifestDiff } from './diff.js';
 import { renderChart, type RenderResult } from './render.js';
 import { ClusterLookup, renderLooking, type LookupFn } from './lookup.js';
+import { HookError, HookRunner, type RunHookEvent } from './hooks.js';
 
 export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
 
@@ -52,6 +53,8 @@ export interface HelmReleasesOptions {
   extraLabels?: Record<string, string>;
   /** Objects of one kind applied at once (default 8). */
   applyConcurrency?: number;
+  /** How long a Helm hook's Job or Pod, or its deletion, is waited for (`--helm-timeout`, default 20 min). */
+  hookTimeoutMs?: number;
   /** How long discovered capabilities are reused (default 30 s). */
   capabilitiesTtlMs?: number;
   log?: ReleaseLog;
@@ -65,6 +68,8 @@ const LEGACY_CHECKSUM_VALUE = '_addonOperatorModuleChecksum';
 const KEEP_POLICY = 'helm.sh/resource-policy';
 /** How long a custom resource waits for the CRD applied before it in the same release. */
 const CRD_WAIT_MS = 15_000;
+/** Helm's and the Go operator's default timeout (`--helm-timeout`). */
+export const DEFAULT_HOOK_TIMEOUT_MS = 20 * 60_000;
 
 /** Objects in runs of one kind, in their order (Helm's `batchPerform`). */
 function kindBatches(objects: readonly ManifestObject[]): ManifestObject[][] {
@@ -100,6 +105,7 @@ export class HelmReleases {
   private readonly now: () => Date;
   private readonly capabilitiesTtlMs: number;
   private readonly applyConcurrency: number;
+  private readonly hooks: HookRunner;
   private capabilities?: { at: number; value: Promise<Capabilities> };
   /** One operation at a time per release. */
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -113,6 +119,16 @@ export class HelmReleases {
     this.extraLabels = options.extraLabels ?? {};
     this.capabilitiesTtlMs = options.capabilitiesTtlMs ?? 30_000;
     this.applyConcurrency = Math.max(1, options.applyConcurrency ?? 8);
+    this.hooks = new HookRunner({
+      kc: options.kc,
+      mapper: options.mapper,
+      objects: this.objects,
+      timeoutMs: options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
+      extraLabels: this.extraLabels,
+      record: (r) => this.store.update(r),
+      log: this.log,
+      now: this.now,
+    });
   }
 
   upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
@@ -226,14 +242,19 @@ export class HelmReleases {
     const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous);
     if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1);
     await this.store.create(record);
+    const upgrade = previous !== undefined;
     try {
       const crdsInstalled = req.skipCrds ? false : await this.installCrds(rendered, name);
+      await this.runHooks(record, upgrade ? 'pre-upgrade' : 'pre-install');
       await this.applyAll(record, rendered, crdsInstalled);
       // objects of the replaced revisions that the chart no longer renders
       await this.prune([...new Set([deployed, previous])].filter((r): r is Release => r !== undefined), rendered, namespace);
+      await this.runHooks(record, upgrade ? 'post-upgrade' : 'post-install');
     } catch (e) {
+      // Helm's description carries its own text; the error thrown names the release
+      const helmText = e instanceof HelmHookFailure ? e.helmText : (e as Error).message;
       record.info.status = 'failed';
-      record.info.description = previous ? `Upgrade "${name}" failed: ${(e as Error).message}` : `Release "${name}" failed: ${(e as Error).message}`;
+      record.info.description = upgrade ? `Upgrade "${name}" failed: ${helmText}` : `Release "${name}" failed: ${helmText}`;
       await this.store.update(record).catch((err: unknown) => this.log.warn(`release ${name}: cannot record the failure: ${(err as Error).message}`));
       throw e;
     }
@@ -246,6 +267,20 @@ export class HelmReleases {
     await this.store.update(record);
     step('upgrade');
     return previous ? 'upgraded' : 'installed';
+  }
+
+  /**
+   * The release's hooks of one event; a failure is Helm's error of that moment (`failed pre-install:
+   * ...`, `pre-upgrade hooks failed: ...`) as a HelmHookFailure.
+   */
+  private async runHooks(record: Release, event: RunHookEvent): Promise<void> {
+    try {
+      await this.hooks.run(record, event);
+    } catch (e) {
+      if (!(e instanceof HookError)) throw e;
+      const helmText = HOOK_FAILURE[event](e.message);
+      throw new HelmHookFailure(`release ${record.name}: ${oneLine(helmText)}`, helmText, e);
+    }
   }
 
   private renderBase(req: ReleaseRequest, capabilities: Capabilities) {
@@ -309,7 +344,6 @@ export class HelmReleases {
   }
 
   private async applyAll(record: Release, rendered: RenderResult, crdsInstalled = false): Promise<void> {
-    if (rendered.hooks.length) this.log.warn(`release ${record.name}: ${rendered.hooks.length} Helm hook(s) are recorded but not run`);
     const extra = {
       labels: { ...this.extraLabels, 'app.kubernetes.io/managed-by': 'Helm' },
       annotations: { 'meta.helm.sh/release-name': record.name, 'meta.helm.sh/release-namespace': record.namespace },
@@ -386,8 +420,10 @@ export class HelmReleases {
     const last = history.at(-1);
     if (!last) return false;
     last.info.status = 'uninstalling';
+    last.info.deleted = goTime(this.now());
     last.info.description = 'Deletion in progress (or silently failed)';
     await this.store.update(last);
+    await this.runHooks(last, 'pre-delete');
     const placed = sortByKind(await this.placedObjects(last.manifest, namespace), (p) => p.info.kind, UNINSTALL_ORDER);
     for (const p of placed) {
       if (p.annotations[KEEP_POLICY] === 'keep') continue;
@@ -397,11 +433,46 @@ export class HelmReleases {
         throw new Error(`release ${name}: deleting ${p.label} failed: ${apiMessage(e)}`, { cause: e });
       }
     }
+    // Helm purges the history also when a post-delete hook failed, then reports it
+    const errors: HelmHookFailure[] = [];
+    await this.runHooks(last, 'post-delete').catch((e: unknown) => {
+      if (!(e instanceof HelmHookFailure)) throw e;
+      errors.push(e);
+    });
     for (const r of history) await this.store.delete(name, namespace, r.version);
+    if (errors.length) throw new Error(`release ${name}: uninstallation completed with ${errors.length} error(s): ${errors.map((e) => oneLine(e.helmText)).join('; ')}`, { cause: errors[0] });
     this.log.info(`release ${name}: uninstalled`);
     return true;
   }
 }
+
+/** Helm's wording of a hook failure at each moment (install.go, upgrade.go, uninstall.go). */
+const HOOK_FAILURE: Record<RunHookEvent, (message: string) => string> = {
+  'pre-install': (m) => `failed pre-install: ${m}`,
+  'post-install': (m) => `failed post-install: ${m}`,
+  'pre-upgrade': (m) => `pre-upgrade hooks failed: ${m}`,
+  'post-upgrade': (m) => `post-upgrade hooks failed: ${m}`,
+  'pre-delete': (m) => m,
+  'post-delete': (m) => m,
+};
+
+/** A hook failure: the message names the release on one line; `helmText` is what Helm records. */
+export class HelmHookFailure extends Error {
+  constructor(
+    message: string,
+    readonly helmText: string,
+    cause: unknown,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/** go-multierror's list on one line: `1 error occurred:\n\t* A\n\n` → `A`. */
+const oneLine = (text: string): string =>
+  text
+    .replace(/\d+ errors? occurred:\n\t\* /g, '')
+    .replace(/\n\t\* /g, '; ')
+    .trim();
 
 /** `.Release` other than Name, Namespace and Service (Revision, IsUpgrade, IsInstall, or the whole object). */
 const RELEASE_FIELDS = /Release(?!\.(?:Name|Namespace|Service)\b)/;
