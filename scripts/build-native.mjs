@@ -16,8 +16,16 @@ if (process.platform !== 'linux') {
 }
 mkdirSync(dirname(out), { recursive: true });
 const cc = process.env.CC || 'cc';
+// statically linked where the C library allows it: the binary in the npm package then runs on any
+// Linux of the same CPU, whatever its C library (the operator checks the CPU before using it)
+const args = ['-O2', '-Wall', '-s', '-o', out, join(root, 'native', 'hook-exec.c')];
 try {
-  execFileSync(cc, ['-O2', '-Wall', '-o', out, join(root, 'native', 'hook-exec.c')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  try {
+    execFileSync(cc, ['-static', ...args], { stdio: ['ignore', 'ignore', 'ignore'] });
+  } catch (e) {
+    if (e.code === 'ENOENT') throw e;
+    execFileSync(cc, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+  }
 } catch (e) {
   const why = e.code === 'ENOENT' ? `no C compiler (${cc}) found` : `${cc} failed`;
   console.log(`build-native: ${why}; hook-exec is not built, so hook max RSS is not measured (install gcc and run npm run build to have it)`);

@@ -92,10 +92,31 @@ async function ensureNamespace(kc: KubeConfig, namespace: string): Promise<void>
   }
 }
 
+/**
+ * With --sandbox, a default dir (`modules`, `global-hooks`) that is not there means none: so that
+ * `npx addon-operator start --sandbox` runs in any directory. Returns what to log.
+ */
+function sandboxWithoutDirs(opts: StartOptions): string | undefined {
+  if (!opts.sandbox) return undefined;
+  const missing: string[] = [];
+  if (opts.modulesDir === 'modules' && !existsSync('modules')) {
+    opts.modulesDir = '';
+    missing.push('./modules (--modules-dir)');
+  }
+  if (opts.globalHooksDir === 'global-hooks' && !existsSync('global-hooks')) {
+    opts.globalHooksDir = join(opts.tmpDir, 'no-global-hooks');
+    mkdirSync(opts.globalHooksDir, { recursive: true });
+    missing.push('./global-hooks (--global-hooks-dir)');
+  }
+  return missing.length ? `sandbox: no ${missing.join(' and no ')} here: running without them` : undefined;
+}
+
 export async function runStart(opts: StartOptions): Promise<void> {
+  const withoutDirs = sandboxWithoutDirs(opts);
   const checked = checkOptions(opts);
   const ha = haSettings(process.env, opts.sandbox);
   const log = createLogger({ level: opts.logLevel as LogLevel, type: opts.logType as LogType, noTime: opts.logNoTime });
+  if (withoutDirs) log.info(withoutDirs);
 
   // the HTTP server answers probes from the start: /readyz says 503 until the first converge is done
   let operator: Operator | undefined;

@@ -9,7 +9,7 @@
  * and the next run starts a new one; if the operator dies, the helper kills its children and exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -86,10 +86,29 @@ export interface CpuUsage {
   maxRssBytes?: number;
 }
 
-/** The built hook-exec wrapper: dist/native/ beside the compiled sources, or the build's from src/. */
+/**
+ * The built hook-exec wrapper: dist/native/ beside the compiled sources, or the build's from src/;
+ * one built for another machine (an npm package installed elsewhere) is not used.
+ */
 function findWrapper(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  return [join(here, '../native/hook-exec'), join(here, '../../dist/native/hook-exec')].find((p) => existsSync(p)) ?? '';
+  return [join(here, '../native/hook-exec'), join(here, '../../dist/native/hook-exec')].find((p) => existsSync(p) && isElfForThisMachine(p)) ?? '';
+}
+
+const ELF_MACHINE: Partial<Record<NodeJS.Architecture, number>> = { ia32: 3, arm: 40, x64: 62, arm64: 183, ppc64: 21, s390x: 22, riscv64: 243 };
+
+/** A Linux executable for this CPU: the ELF magic and e_machine (offset 18, little endian but on s390x/ppc64). */
+function isElfForThisMachine(path: string): boolean {
+  if (process.platform !== 'linux') return false;
+  const head = Buffer.alloc(20);
+  const fd = openSync(path, 'r');
+  try {
+    if (readSync(fd, head, 0, 20, 0) < 20) return false;
+  } finally {
+    closeSync(fd);
+  }
+  const machine = head[5] === 2 ? head.readUInt16BE(18) : head.readUInt16LE(18);
+  return head.readUInt32BE(0) === 0x7f454c46 && machine === ELF_MACHINE[process.arch];
 }
 
 export interface SpawnRequest {
