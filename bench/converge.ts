@@ -6,7 +6,7 @@
  *
  * The hooks' `--config` runs (module hooks are configured when their module is first discovered) are
  * timed apart and not counted in the ratio: the baseline spawns only the runs.
- * Run: node --import tsx bench/converge.ts [modules]
+ * Run: node --import tsx bench/converge.ts [modules] [rounds]
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { ModuleManager } from '../src/modules/manager.js';
 import { Operator } from '../src/operator/operator.js';
 // releases in memory: the bench measures the operator, not a release engine
 import { MemoryHelm } from '../test/operator/helpers.js';
+import { emitFigures } from './figures.js';
 
 const MODULES = Number(process.argv[2] ?? 200);
 const BINDINGS = [
@@ -117,7 +118,7 @@ try {
   writeModules(jsRoot, 'js');
   console.log(`bench/converge: ${MODULES} modules × ${BINDINGS.length} hooks`);
   // the machine is shared and fork costs drift: alternate baseline and converge, report medians
-  const ROUNDS = 5;
+  const ROUNDS = Number(process.argv[3] ?? 5);
   const direct: number[] = [];
   const shell: number[] = [];
   const config: number[] = [];
@@ -143,6 +144,11 @@ try {
   console.log(`  CPU of this process per hook run: direct ${perHook(median(directCpu))} ms, converge ${perHook(median(shellCpu))} ms (the spawner helper's CPU not counted)`);
   console.log(`  (hook --config runs, not counted:     ${f(median(config))})`);
   console.log(`  converge, in-process hooks:           ${f(median(js))}  ${(median(js) / MODULES).toFixed(2)} ms per module (target < 2 ms)`);
+  emitFigures([
+    { name: 'converge, shell hooks', value: median(shell), unit: 'ms', baseline: { what: 'the same hooks spawned directly', value: median(direct), unit: 'ms' }, target: { max: 1.3, of: 'ratio' } },
+    { name: 'CPU per shell hook run (converge)', value: median(shellCpu) / (MODULES * BINDINGS.length), unit: 'ms' },
+    { name: 'converge, in-process hooks, per module', value: median(js) / MODULES, unit: 'ms', target: { max: 2 } },
+  ]);
 } finally {
   rmSync(shellRoot, { recursive: true, force: true });
   rmSync(jsRoot, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TemplateSet } from '../src/gotemplate/index.js';
+import { emitFigures } from './figures.js';
 
 const HELPERS = `{{/* helpers */}}
 {{- define "app.name" -}}
@@ -183,6 +184,9 @@ const elapsed = (performance.now() - start) / 1000;
 console.log(`template set: ${Object.keys(files).length} files, parse ${parseMs.toFixed(1)} ms`);
 console.log(`output: ${lines} lines, ${out.length} bytes per render`);
 console.log(`renders: ${n} in ${elapsed.toFixed(2)} s = ${(n / elapsed).toFixed(1)} renders/s (${((elapsed / n) * 1000).toFixed(2)} ms each)`);
+const goWanted = process.argv.includes('--go');
+// with --go, the figures of the comparison only (the suite `gotemplate` reports this one)
+if (!goWanted) emitFigures([{ name: `render of ${lines} lines`, value: (elapsed / n) * 1000, unit: 'ms' }]);
 
 // ---------------------------------------------------------------------------------------------
 // comparison with Go on the shared chart (optional)
@@ -256,7 +260,12 @@ async function compareWithGo(n: number): Promise<void> {
   const fmt = (x: number): string => x.toFixed(3);
   console.log(`execute only:      TS ${fmt(execMs)} ms, Go ${fmt(g.executeOnly.perRenderMs)} ms, ratio TS/Go ${(execMs / g.executeOnly.perRenderMs).toFixed(2)}`);
   console.log(`parse + execute:   TS ${fmt(fullMs)} ms, Go ${fmt(g.parseAndExecute.perRenderMs)} ms, ratio TS/Go ${(fullMs / g.parseAndExecute.perRenderMs).toFixed(2)}`);
+  emitFigures([
+    { name: 'outputs identical to Go', value: same ? 1 : 0, unit: 'yes=1', better: 'higher', target: { min: 1 } },
+    { name: 'execute only, per render', value: execMs, unit: 'ms', baseline: { what: 'Go', value: g.executeOnly.perRenderMs, unit: 'ms' } },
+    { name: 'parse + execute, per render', value: fullMs, unit: 'ms', baseline: { what: 'Go', value: g.parseAndExecute.perRenderMs, unit: 'ms' } },
+  ]);
 }
 
 const goIdx = process.argv.indexOf('--go');
-if (goIdx >= 0) await compareWithGo(Number(process.argv[goIdx + 1]) || 200);
+if (goWanted) await compareWithGo(Number(process.argv[goIdx + 1]) || 200);

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { loadHooks } from '../src/hooks/hook.js';
 import { lifecycleContext } from '../src/hooks/binding-context.js';
 import type { JsonObject } from '../src/util/json.js';
+import { emitFigures } from './figures.js';
 
 const RUNS = Number(process.argv[2] ?? 1000);
 
@@ -109,6 +110,11 @@ try {
   console.log(`  ratio engine/direct: ${(engineMs / directMs).toFixed(3)}x (target <= 1.25x)`);
   console.log(`  in-process hook: ${((inprocMs / RUNS) * 1000).toFixed(1)} µs per run`);
   console.log(`  in-process speed-up over the shell path: ${(engineMs / inprocMs).toFixed(0)}x (target >= 50x)`);
+  emitFigures([
+    { name: 'shell hook run through the engine', value: engineMs / RUNS, unit: 'ms', baseline: { what: 'direct spawn', value: directMs / RUNS, unit: 'ms' }, target: { max: 1.25, of: 'ratio' } },
+    { name: 'in-process hook run', value: (inprocMs / RUNS) * 1000, unit: 'µs' },
+    { name: 'in-process speed-up over the shell path', value: engineMs / inprocMs, unit: '×', better: 'higher', target: { min: 50 } },
+  ]);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@
  * and all objects in one batched call) and, when tools/gojq-bench is built (needs Go and Debian's
  * golang-github-itchyny-gojq-dev), gojq, the engine shell-operator embeds.
  * Targets (issue 14): ≥ 30× faster than jq-wasm per call; < 2× JSON.parse for the first three filters;
- * no slower than gojq on any.   Run: node --import tsx bench/jq.ts
+ * no slower than gojq on any.   Run: node --import tsx bench/jq.ts [--objects N]
  */
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
@@ -13,9 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadJq } from 'jq-wasm';
 import { compileJq } from '../src/jq/index.js';
+import type { Figure } from './figures.js';
+import { emitFigures } from './figures.js';
 
-const N = 10_000;
-const WASM_PER_CALL_SAMPLE = 500;
+const objectsArg = process.argv.indexOf('--objects');
+const N = objectsArg > 0 ? Number(process.argv[objectsArg + 1]) : 10_000;
+const WASM_PER_CALL_SAMPLE = Math.min(500, N);
 
 export const FILTERS = [
   '.metadata.labels',
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
   }
 
   const rows: string[][] = [['filter', 'ours µs', '×JSON.parse', 'wasm/call µs', 'ours faster ×', 'wasm batch µs', 'gojq µs']];
+  const figures: Figure[] = [];
   for (const [k, src] of FILTERS.entries()) {
     const f = compileJq(src);
     const oursMs = time(() => {
@@ -103,6 +107,10 @@ async function main(): Promise<void> {
       const out = execFileSync(gojqBin, [src, gojq], { encoding: 'utf8' });
       goUs = (Number(out.trim()) / N / 1000).toFixed(2);
     }
+    figures.push(
+      { name: `F${k + 1}: our engine per object`, value: ours, unit: 'µs', baseline: { what: 'JSON.parse', value: perParse, unit: 'µs' }, ...(k < 3 ? { target: { max: 2, of: 'ratio' as const } } : {}) },
+      { name: `F${k + 1}: faster than jq-wasm per call`, value: perCall / ours, unit: '×', better: 'higher', target: { min: 30 } },
+    );
     rows.push([`F${k + 1}`, ours.toFixed(2), (ours / perParse).toFixed(2), perCall.toFixed(1), (perCall / ours).toFixed(0), ((batchMs * 1000) / N).toFixed(2), goUs]);
   }
   for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(7) : c.padStart(14))).join(''));
@@ -110,6 +118,7 @@ async function main(): Promise<void> {
   FILTERS.forEach((f, i) => console.log(`  F${i + 1} ${f}`));
   console.log('\ngojq column: best of 5 runs of the compiled filter over objects already decoded (tools/gojq-bench);');
   console.log('ours and JSON.parse: best of 5 runs.');
+  emitFigures(figures);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

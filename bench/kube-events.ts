@@ -23,6 +23,7 @@ import { KubeMonitors } from '../src/kube/monitor.js';
 import { parseHookConfigSync } from '../src/hooks/config.js';
 import { filterObjects } from '../src/hooks/snapshot.js';
 import type { KubeObject } from '../src/kube/informer.js';
+import { emitFigures } from './figures.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -156,6 +157,12 @@ async function main(): Promise<void> {
     console.log(`retained memory: ${f(retained, 0)} B per object; filter result ${f(resultBytes, 0)} B as JSON; target ≤ ${f(target, 0)} B; the filter results alone ${f(jqBytesPerObject, 0)} B (${f((100 * jqBytesPerObject) / retained)} %)`);
   }
   console.log(`event → monitor callback at ${RATE}/s for ${SECONDS} s: ${latencies.length}/${mutated} events, p50 ${f(pct(sorted, 50), 2)} ms, p99 ${f(pct(sorted, 99), 2)} ms, max ${f(sorted[sorted.length - 1] ?? NaN, 2)} ms (target p99 ≤ 100 ms); jq ${f(jqPerEvent * 1000, 1)} µs per event`);
+  emitFigures([
+    { name: 'Synchronization', value: sync.ms, unit: 'ms', baseline: { what: 'bare list + JSON parse', value: list.ms, unit: 'ms' }, target: { max: 3, of: 'ratio' } },
+    ...(gc ? [{ name: 'retained memory per object', value: retained, unit: 'B', target: { max: 2 * resultBytes + 300 }, note: 'target: 2 × the filter result + 300 B' }] : []),
+    { name: 'event → callback p99', value: pct(sorted, 99), unit: 'ms', target: { max: 100 } },
+    { name: 'events delivered', value: latencies.length, unit: `of ${mutated}`, better: 'higher', target: { min: mutated } },
+  ]);
 }
 
 // ---- the child: the sandbox, and the changes at RATE a second on request

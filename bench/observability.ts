@@ -5,7 +5,7 @@
  * record) adds to one in-process hook run (target: under 2 %), measured in this process on the same
  * hook with and without the recording; and, as the baseline of the same run, the same hook run series
  * recorded and rendered by prom-client.
- * Run: node --import tsx bench/observability.ts [modules] [scrapes]
+ * Run: node --import tsx bench/observability.ts [modules] [scrapes] [recorded runs]
  * (env SKIP_RECORDING, SKIP_SCRAPES or ONLY_IN_PROCESS run a part)
  */
 import { spawn } from 'node:child_process';
@@ -18,9 +18,12 @@ import { lifecycleContext } from '../src/hooks/binding-context.js';
 import { Histogram, Counter, Registry } from 'prom-client';
 import { OperatorMetrics } from '../src/metrics/operator-metrics.js';
 import { Activity } from '../src/operator/activity.js';
+import { emitFigures, type Figure } from './figures.js';
 
 const MODULES = Number(process.argv[2] ?? 200);
 const SCRAPES = Number(process.argv[3] ?? 50);
+const RECORDED_RUNS = Number(process.argv[4] ?? 20_000);
+const figures: Figure[] = [];
 const MAIN = join(import.meta.dirname, '../src/cli/main.ts');
 
 const hookFile = (binding: string) => `export const config = { configVersion: 'v1', ${binding}: 1 };
@@ -94,6 +97,7 @@ async function scrapes(root: string): Promise<void> {
     const status = await timed(base + '/status.json', SCRAPES);
     const hooks = await timed(base + '/metrics/hooks', SCRAPES);
     console.log(`/metrics       median ${metrics.medianMs.toFixed(1)} ms (${(metrics.bytes / 1024).toFixed(0)} KiB)   target < 50 ms`);
+    figures.push({ name: '/metrics scrape', value: metrics.medianMs, unit: 'ms', target: { max: 50 } }, { name: '/status.json read', value: status.medianMs, unit: 'ms' });
     console.log(`/status.json   median ${status.medianMs.toFixed(1)} ms (${(status.bytes / 1024).toFixed(0)} KiB)`);
     console.log(`/metrics/hooks median ${hooks.medianMs.toFixed(1)} ms (${(hooks.bytes / 1024).toFixed(0)} KiB)`);
   } finally {
@@ -112,7 +116,7 @@ async function recordingCost(root: string): Promise<void> {
   const activity = new Activity();
   const req = () => ({ contexts: [lifecycleContext(hook!.config, 'beforeHelm')], values: { global: {}, bench: { replicas: 1 } }, configValues: { global: {}, bench: {} } });
   const rt = { tmpDir: join(root, 'tmp'), timeoutMs: 10_000 };
-  const N = 20_000;
+  const N = RECORDED_RUNS;
   // both loops time each run, as the operator does for its log and status page whatever it records:
   // the difference between them is the recording alone
   let timedMs = 0;
@@ -178,6 +182,7 @@ async function recordingCost(root: string): Promise<void> {
   console.log(`one in-process hook run ${med(runs).toFixed(1)} µs; recording it ${med(records).toFixed(2)} µs (medians of 9 rounds of ${N})`);
   console.log(`recording / hook run: ${(med(shares) * 100).toFixed(2)} % (median of the rounds' shares; range ${(Math.min(...shares) * 100).toFixed(2)}–${(Math.max(...shares) * 100).toFixed(2)} %)   target < 2 %`);
   console.log(`loop with recording / without: ${med(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}; includes the machine's noise)`);
+  figures.push({ name: 'recording a hook run, share of the run', value: med(records), unit: 'µs', baseline: { what: 'the in-process hook run', value: med(runs), unit: 'µs' }, target: { max: 0.02, of: 'ratio' } });
 }
 
 /**
@@ -223,6 +228,10 @@ async function versusPromClient(): Promise<void> {
   const perRun = (ms: number) => ((ms * 1000) / hooks.length).toFixed(2);
   console.log(`recording a hook run (${hooks.length} hooks): ours ${perRun(recOurs)} µs, prom-client ${perRun(recProm)} µs (ratio ${(recOurs / recProm).toFixed(3)})`);
   console.log(`rendering those series: ours ${renderOurs.toFixed(1)} ms, prom-client ${renderProm.toFixed(1)} ms (ratio ${(renderOurs / renderProm).toFixed(3)})`);
+  figures.push(
+    { name: 'recording a hook run', value: (recOurs * 1000) / hooks.length, unit: 'µs', baseline: { what: 'prom-client', value: (recProm * 1000) / hooks.length, unit: 'µs' } },
+    { name: 'rendering the hook run series', value: renderOurs, unit: 'ms', baseline: { what: 'prom-client', value: renderProm, unit: 'ms' } },
+  );
 }
 
 const root = mkdtempSync(join(tmpdir(), 'bench-observability-'));
@@ -232,6 +241,7 @@ try {
   if (process.env.ONLY_IN_PROCESS) process.exit(0);
   if (!process.env.SKIP_RECORDING) await recordingCost(root);
   if (!process.env.SKIP_SCRAPES) await scrapes(root);
+  emitFigures(figures);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

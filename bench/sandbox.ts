@@ -6,6 +6,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { emitFigures } from './figures.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, def: number): number => {
@@ -252,6 +253,13 @@ async function parentMain(): Promise<void> {
   console.log(`                  after the five 30 MB list responses: RSS ${f((memAfterLists.rss - baseline.rss) / N / perObjectJson, 2)}x JSON size (allocator high-water mark of the responses)`);
   console.log(`                  storage alone (${N} more objects loaded in-process, no network): RSS ${f(directPer, 0)} B/object = ${f(directPer / perObjectJson, 2)}x JSON size`);
   console.log(`                  with the watch history compacted: RSS ${f(rssPerCompacted / perObjectJson, 2)}x JSON size`);
+  emitFigures([
+    { name: 'writes', value: N / (writeMs / 1000), unit: 'writes/s', better: 'higher' },
+    { name: `list of ${N} objects`, value: listMs, unit: 'ms', baseline: { what: 'JSON.stringify', value: stringifyMs, unit: 'ms' }, target: { max: 3, of: 'ratio' } },
+    { name: 'event delivery p99', value: quantile(latencies, 0.99), unit: 'ms' },
+    { name: 'watchers missing or reordering events', value: watchers.filter((w) => w.count !== N || !w.inOrder).length, unit: `of ${WATCHERS}`, target: { max: 0 } },
+    { name: 'server RSS per stored object', value: rssPer, unit: 'B', baseline: { what: 'its JSON', value: perObjectJson, unit: 'B' }, target: { max: 3, of: 'ratio' } },
+  ]);
 }
 
 if (process.argv.includes('--server')) await serverMain();

@@ -7,7 +7,7 @@
  * recorded figures (issue 19); CEL evaluation under 20 µs per rule.
  * Each figure is the median of several rounds (the machine is shared and noisy); the load average is
  * printed with them. LAST below holds the last recorded figures; update it when a change is accepted.
- *   Run: node --import tsx bench/values.ts
+ *   Run: node --import tsx bench/values.ts [--modules N] [--rounds N]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -17,12 +17,17 @@ import * as Values from '../src/values/index.js';
 import { celProblems } from '../src/values/cel.js';
 import { decodeSchema } from '../src/values/openapi.js';
 import { KEYS, buildModuleSet, checkAll, median } from './values-set.js';
+import { emitFigures } from './figures.js';
 
 /** Last recorded figures (before issue 19: ajv strict, JS RegExp, no CEL; same machine, load ~14). */
 const LAST = { compileMsPerModule: 62.5, validateUsPerModule: 485.8, ratio: 8.58 };
 
-const MODULES = 300;
-const ROUNDS = 15;
+const argOf = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const MODULES = argOf('--modules', 300);
+const ROUNDS = argOf('--rounds', 15);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-values-'));
 try {
@@ -110,6 +115,11 @@ try {
   console.log(
     `  CEL: ${median(perRule).toFixed(1)} µs per rule, conversion of self/oldSelf included (target < 20 µs; 9 rounds ${Math.min(...perRule).toFixed(1)}-${Math.max(...perRule).toFixed(1)})`,
   );
+  emitFigures([
+    { name: 'compute + validate + checksum per module', value: median(engineUs), unit: 'µs', baseline: { what: 'structuredClone', value: median(baseUs), unit: 'µs' }, target: { max: 20, of: 'ratio' } },
+    { name: 'schema compile per module', value: compilePerModule, unit: 'ms' },
+    { name: 'CEL per rule', value: median(perRule), unit: 'µs', target: { max: 20 } },
+  ]);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

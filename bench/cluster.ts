@@ -1,0 +1,193 @@
+/**
+ * What bench/memory and bench/soak share: a generated module set whose hooks watch ConfigMaps through
+ * `kubernetes` bindings, the API server (`addon-operator sandbox`, seeded with the objects) and the
+ * operator (`addon-operator start --kube-config ...`) as processes of their own started from dist/,
+ * as on a cluster, and what is read from them: resident memory from /proc, queue lengths from /metrics.
+ *
+ * The objects are ConfigMaps of about 1 KB in 10 shards (label `shard`); the hook of module i < bindings
+ * watches shard i % 10 with a jqFilter that keeps the name and one key. Every module has a chart of one
+ * ConfigMap and an in-process beforeHelm hook; the watching hooks are in-process too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const REPO = resolve(import.meta.dirname, '..');
+export const CLI = join(REPO, 'dist/cli/main.js');
+export const SHARDS = 10;
+
+export interface SetShape {
+  modules: number;
+  bindings: number;
+  objects: number;
+  namespace: string;
+}
+
+export interface ModuleSet {
+  shape: SetShape;
+  root: string;
+  modulesDir: string;
+  globalHooksDir: string;
+  seedFile: string;
+  /** The values key of module i. */
+  key(i: number): string;
+}
+
+const letters = (i: number) => [676, 26, 1].map((d) => String.fromCharCode(97 + (Math.floor(i / d) % 26))).join('');
+const moduleName = (i: number) => `mem-${letters(i)}`;
+const camel = (name: string) => name.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
+export const objectName = (i: number): string => `obj-${String(i).padStart(5, '0')}`;
+
+const watchHook = (ns: string, shard: number) => `export const config = { configVersion: 'v1', kubernetes: [{
+  name: 'shard', apiVersion: 'v1', kind: 'ConfigMap',
+  namespace: { nameSelector: { matchNames: ['${ns}'] } },
+  labelSelector: { matchLabels: { shard: '${shard}' } },
+  jqFilter: '{name: .metadata.name, version: .data.version}',
+}] };
+export function run(ctx) {
+  let n = 0;
+  for (const c of ctx.bindingContext) n += Array.isArray(c.objects) ? c.objects.length : 1;
+  ctx.metrics.set('bench_seen', n);
+}
+`;
+const BEFORE_HELM = `export const config = { configVersion: 'v1', beforeHelm: 10 };
+export function run(ctx) {}
+`;
+
+function configMapYaml(ns: string, i: number): string {
+  const data = Array.from({ length: 4 }, (_, k) => `  key-${k}: "${`value ${i} ${k} `.repeat(12).slice(0, 200)}"`).join('\n');
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${objectName(i)}\n  namespace: ${ns}\n  labels:\n    app: bench\n    shard: "${i % SHARDS}"\ndata:\n  version: "0"\n${data}\n`;
+}
+
+export function writeModuleSet(root: string, shape: SetShape): ModuleSet {
+  const modulesDir = join(root, 'modules');
+  const globalHooksDir = join(root, 'global-hooks');
+  mkdirSync(join(globalHooksDir, 'hooks'), { recursive: true });
+  const flags: string[] = [];
+  for (let i = 0; i < shape.modules; i++) {
+    const name = moduleName(i);
+    const key = camel(name);
+    const dir = join(modulesDir, `${String(100 + i)}-${name}`);
+    mkdirSync(join(dir, 'hooks'), { recursive: true });
+    mkdirSync(join(dir, 'templates'), { recursive: true });
+    writeFileSync(join(dir, 'Chart.yaml'), `apiVersion: v2\nname: ${name}\nversion: 0.1.0\n`);
+    writeFileSync(join(dir, 'values.yaml'), `${key}:\n  replicas: 1\n  settings: {logLevel: info, features: [a, b, c]}\n`);
+    writeFileSync(join(dir, 'templates', 'cm.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  replicas: "{{ .Values.${key}.replicas }}"\n`);
+    writeFileSync(join(dir, 'hooks', 'before-helm.hook.mjs'), BEFORE_HELM);
+    if (i < shape.bindings) writeFileSync(join(dir, 'hooks', 'watch.hook.mjs'), watchHook(shape.namespace, i % SHARDS));
+    flags.push(`${key}Enabled: true`);
+  }
+  writeFileSync(join(modulesDir, 'values.yaml'), `${flags.join('\n')}\n`);
+  const docs = [`apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${shape.namespace}\n`];
+  for (let i = 0; i < shape.objects; i++) docs.push(configMapYaml(shape.namespace, i));
+  const seedFile = join(root, 'seed.yaml');
+  writeFileSync(seedFile, docs.join('---\n'));
+  return { shape, root, modulesDir, globalHooksDir, seedFile, key: (i) => camel(moduleName(i)) };
+}
+
+/** VmRSS and VmHWM (the peak) of a process, in MiB. */
+export function procMemory(pid: number): { rssMiB: number; hwmMiB: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN);
+  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Resolves with the first stdout line matching `test`; rejects on exit or after timeoutMs. */
+function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string, timeoutMs: number): Promise<string> {
+  return new Promise((res, rej) => {
+    const rl = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+    const onExit = (code: number | null) => rej(new Error(`the process exited (${code}) before ${what}`));
+    child.once('exit', onExit);
+    rl.on('line', (line) => {
+      if (!test(line)) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      rl.close();
+      child.stdout!.resume();
+      res(line);
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface Cluster {
+  kubeconfig: string;
+  /** The operator's HTTP port (/metrics). */
+  port: number;
+  sandbox: ChildProcess;
+  operator: ChildProcess;
+  /** The operator's stderr so far. */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the sandbox and the operator, and resolves when the first converge is done. */
+export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; timeoutMs?: number } = {}): Promise<Cluster> {
+  if (!existsSync(CLI)) throw new Error('dist/ is not built: npm run build');
+  const kubeconfig = join(set.root, 'kubeconfig');
+  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--seed', set.seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let operator: ChildProcess | undefined;
+  const stderr: string[] = [];
+  const stop = async () => {
+    if (operator) await stopChild(operator);
+    await stopChild(sandbox);
+  };
+  try {
+    await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 120_000);
+    const port = await freePort();
+    // a port and a socket path of this run's own: several benches may run at once
+    const args = ['start', '--kube-config', kubeconfig, '--namespace', set.shape.namespace, '--modules-dir', set.modulesDir, '--global-hooks-dir', set.globalHooksDir];
+    args.push('--tmp-dir', join(set.root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(set.root, 'debug.socket'));
+    operator = spawn(process.execPath, [...(o.nodeFlags ?? []), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+    await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000);
+    return { kubeconfig, port, sandbox, operator, stderr: () => stderr.join('').slice(-4000), stop };
+  } catch (e) {
+    if (stderr.length) console.error(stderr.join('').slice(-4000));
+    await stop();
+    throw e;
+  }
+}
+
+/** The length of every task queue, from the operator's /metrics. */
+export async function queueLengths(port: number): Promise<Record<string, number>> {
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^addon_operator_tasks_queue_length\{[^}]*queue="([^"]*)"[^}]*\} (\S+)$/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
+/** Waits until every task queue of the operator is empty on three scrapes in a row. */
+export async function queuesEmpty(port: number, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  let quiet = 0;
+  while (Date.now() < end) {
+    const lengths = Object.values(await queueLengths(port));
+    quiet = lengths.length && lengths.every((n) => n === 0) ? quiet + 1 : 0;
+    if (quiet >= 3) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the operator's queues were not empty after ${timeoutMs} ms`);
+}

@@ -1,0 +1,110 @@
+/**
+ * bench/memory (issue 16): the operator's resident memory with 100 modules loaded and 10,000 objects
+ * watched through 40 `kubernetes` bindings, after the full sync (the first converge done and every
+ * queue empty) and after 10,000 more events (each object changed once, every queue empty again).
+ * Target: under 150 MB both times (the Go operator in Deckhouse: about 300 MB idle, 1.5-2 GB under load).
+ *
+ * The API server and the operator are processes of their own, started from dist/ (npm run build), as
+ * on a cluster (bench/cluster.ts, which also describes the module set: each object is watched by 4 of
+ * the 40 bindings); the resident memory is the operator process's VmRSS (and VmHWM, its peak) from /proc.
+ *
+ *   node --import tsx bench/memory.ts [--modules 100] [--bindings 40] [--objects 10000] [--events N]
+ *     [--heap-snapshot DIR]   (a heap snapshot of the operator after the sync and after the events)
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { KubeConfig } from '@kubernetes/client-node';
+import { requestJson } from '../src/kube/http.js';
+import { closeConnections } from '../src/kube/connections.js';
+import { emitFigures } from './figures.js';
+import { SHARDS, objectName, procMemory, queuesEmpty, startCluster, writeModuleSet, type Cluster } from './cluster.js';
+
+const NS = 'memory';
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const MODULES = arg('--modules', 100);
+const BINDINGS = Math.min(MODULES, arg('--bindings', 40));
+const OBJECTS = arg('--objects', 10_000);
+const EVENTS = arg('--events', OBJECTS);
+const snapIdx = process.argv.indexOf('--heap-snapshot');
+const SNAPSHOT_DIR = snapIdx > 0 ? resolve(process.argv[snapIdx + 1]!) : undefined;
+
+async function heapSnapshot(operator: ChildProcess, label: string): Promise<void> {
+  if (!SNAPSHOT_DIR) return;
+  const before = new Set(readdirSync(SNAPSHOT_DIR));
+  operator.kill('SIGUSR2');
+  const end = Date.now() + 300_000;
+  for (;;) {
+    const fresh = readdirSync(SNAPSHOT_DIR).filter((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    // the file is complete when its size stops changing
+    if (fresh.length) {
+      const f = join(SNAPSHOT_DIR, fresh[0]!);
+      const size = () => statSync(f).size;
+      const a = size();
+      await new Promise((r) => setTimeout(r, 2000));
+      if (a > 0 && a === size()) {
+        console.log(`  heap snapshot ${label}: ${f}`);
+        return;
+      }
+    }
+    if (Date.now() > end) throw new Error('the heap snapshot did not appear');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function main(): Promise<void> {
+  if (SNAPSHOT_DIR) mkdirSync(SNAPSHOT_DIR, { recursive: true });
+  const root = mkdtempSync(join(tmpdir(), 'bench-memory-'));
+  let cluster: Cluster | undefined;
+  try {
+    const set = writeModuleSet(root, { modules: MODULES, bindings: BINDINGS, objects: OBJECTS, namespace: NS });
+    const t0 = performance.now();
+    cluster = await startCluster(set, { nodeFlags: SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [] });
+    const { operator, port } = cluster;
+    await queuesEmpty(port, 900_000);
+    const syncMs = performance.now() - t0;
+    const afterSync = procMemory(operator.pid!);
+    console.log(`bench/memory: ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps (${SHARDS} shards, each watched by ${BINDINGS / SHARDS} bindings); load ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB)`);
+    await heapSnapshot(operator, 'after the sync');
+
+    // EVENTS changes: each object's data.version, 16 requests at a time
+    const kc = new KubeConfig();
+    kc.loadFromFile(cluster.kubeconfig);
+    let next = 0;
+    const t1 = performance.now();
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < EVENTS) {
+          const i = next++;
+          await requestJson(kc, 'PATCH', `/api/v1/namespaces/${NS}/configmaps/${objectName(i % OBJECTS)}`, {}, { data: { version: String(1 + Math.floor(i / OBJECTS)) } }, 'application/merge-patch+json');
+        }
+      }),
+    );
+    closeConnections(kc);
+    await queuesEmpty(port, 900_000);
+    const eventsMs = performance.now() - t1;
+    const afterEvents = procMemory(operator.pid!);
+    console.log(`  after ${EVENTS} more events (${(eventsMs / 1000).toFixed(1)} s until every queue was empty): RSS ${afterEvents.rssMiB.toFixed(1)} MiB, peak ${afterEvents.hwmMiB.toFixed(1)} MiB (target < 150 MB)`);
+    await heapSnapshot(operator, 'after the events');
+    const MB = 1e6 / 1048576;
+    emitFigures([
+      { name: 'operator RSS after the full sync', value: afterSync.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${MODULES} modules, ${BINDINGS} bindings, ${OBJECTS} objects` },
+      { name: 'operator RSS after the events', value: afterEvents.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${EVENTS} events` },
+      { name: 'operator peak RSS', value: afterEvents.hwmMiB, unit: 'MiB' },
+    ]);
+  } catch (e) {
+    if (cluster) console.error(cluster.stderr());
+    throw e;
+  } finally {
+    await cluster?.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await main();
