@@ -9,7 +9,7 @@
  * ConfigMap and an in-process beforeHelm hook; the watching hooks are in-process too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -106,7 +106,7 @@ function freePort(): Promise<number> {
 }
 
 /** Resolves with the first stdout line matching `test`; rejects on exit or after timeoutMs. */
-function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string, timeoutMs: number): Promise<string> {
+function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string, timeoutMs: number, logFile?: string): Promise<string> {
   return new Promise((res, rej) => {
     const rl = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
@@ -117,7 +117,8 @@ function waitForLine(child: ChildProcess, test: (line: string) => boolean, what:
       clearTimeout(timer);
       child.off('exit', onExit);
       rl.close();
-      child.stdout!.resume();
+      if (logFile) child.stdout!.pipe(createWriteStream(logFile));
+      else child.stdout!.resume();
       res(line);
     });
   });
@@ -143,8 +144,11 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** Starts the sandbox and the operator, and resolves when the first converge is done. */
-export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; timeoutMs?: number } = {}): Promise<Cluster> {
+/**
+ * Starts the sandbox and the operator, and resolves when the first converge is done. `nodeFlags`: the
+ * operator's Node flags; `logFile`: where its stdout goes after that (else it is dropped).
+ */
+export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; timeoutMs?: number; logFile?: string } = {}): Promise<Cluster> {
   if (!existsSync(CLI)) throw new Error('dist/ is not built: npm run build');
   const kubeconfig = join(set.root, 'kubeconfig');
   const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--seed', set.seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -155,14 +159,14 @@ export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; ti
     await stopChild(sandbox);
   };
   try {
-    await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 120_000);
+    await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 600_000);
     const port = await freePort();
     // a port and a socket path of this run's own: several benches may run at once
     const args = ['start', '--kube-config', kubeconfig, '--namespace', set.shape.namespace, '--modules-dir', set.modulesDir, '--global-hooks-dir', set.globalHooksDir];
     args.push('--tmp-dir', join(set.root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(set.root, 'debug.socket'));
     operator = spawn(process.execPath, [...(o.nodeFlags ?? []), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-    await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000);
+    await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, o.logFile);
     return { kubeconfig, port, sandbox, operator, stderr: () => stderr.join('').slice(-4000), stop };
   } catch (e) {
     if (stderr.length) console.error(stderr.join('').slice(-4000));

@@ -10,6 +10,7 @@
  *
  *   node --import tsx bench/memory.ts [--modules 100] [--bindings 40] [--objects 10000] [--events N]
  *     [--heap-snapshot DIR]   (a heap snapshot of the operator after the sync and after the events)
+ *     [--operator-node-flags '--trace-gc ...'] [--operator-log FILE]   (the operator's stdout after its first converge)
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -33,6 +34,10 @@ const OBJECTS = arg('--objects', 10_000);
 const EVENTS = arg('--events', OBJECTS);
 const snapIdx = process.argv.indexOf('--heap-snapshot');
 const SNAPSHOT_DIR = snapIdx > 0 ? resolve(process.argv[snapIdx + 1]!) : undefined;
+const flagIdx = process.argv.indexOf('--operator-node-flags');
+const OPERATOR_FLAGS = flagIdx > 0 ? process.argv[flagIdx + 1]!.split(' ').filter(Boolean) : [];
+const logIdx = process.argv.indexOf('--operator-log');
+const OPERATOR_LOG = logIdx > 0 ? resolve(process.argv[logIdx + 1]!) : undefined;
 
 async function heapSnapshot(operator: ChildProcess, label: string): Promise<void> {
   if (!SNAPSHOT_DIR) return;
@@ -64,7 +69,7 @@ async function main(): Promise<void> {
   try {
     const set = writeModuleSet(root, { modules: MODULES, bindings: BINDINGS, objects: OBJECTS, namespace: NS });
     const t0 = performance.now();
-    cluster = await startCluster(set, { nodeFlags: SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [] });
+    cluster = await startCluster(set, { nodeFlags: [...OPERATOR_FLAGS, ...(SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [])], logFile: OPERATOR_LOG });
     const { operator, port } = cluster;
     await queuesEmpty(port, 900_000);
     const syncMs = performance.now() - t0;
