@@ -2,7 +2,8 @@
 # Tools the tests and the quick start use besides Node: bash and jq (hook scripts in tests and
 # examples use them); with --tests also chromium (the status page test).
 # Installs what is missing when it can (root with apt-get), otherwise says what is missing.
-# kubectl is optional: the sandbox's kubectl test prints a notice and skips itself without it.
+# kubectl is optional: the sandbox's kubectl test and the documentation blocks that use kubectl
+# (test/docs/runnable.test.ts) print a notice and are not run without it.
 set -u
 missing=()
 for tool in bash jq; do
@@ -17,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     command -v "$tool" >/dev/null 2>&1 || { echo "check-tools: '$tool' is required by the tests and the example hooks and could not be installed" >&2; exit 1; }
   done
 fi
-command -v kubectl >/dev/null 2>&1 || echo "check-tools: note: kubectl not found; the kubectl scenario test will be skipped"
+command -v kubectl >/dev/null 2>&1 || echo "check-tools: note: kubectl not found; the kubectl scenario test and the docs blocks using kubectl will be skipped"
 # Debian's chromium drives the status page test (with playwright-core from npm); optional: without
 # it that test prints a notice and skips itself.
 if [ ! -x /usr/bin/chromium ] && [ "${1:-}" = "--tests" ]; then
