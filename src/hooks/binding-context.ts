@@ -42,10 +42,11 @@ export function makeSnapshotItem(
   object: KubeObject,
   jqOutputs?: readonly unknown[],
 ): SnapshotItem {
-  const item: { object?: KubeObject; filterResult?: unknown } = {};
-  if (binding.keepFullObjectsInMemory) item.object = object;
-  if (binding.jqFilter !== undefined) item.filterResult = jqOutputs === undefined ? null : toFilterResult(jqOutputs);
-  return item;
+  // object literals of the exact shape: an item is kept per watched object, and `{}` grown property by
+  // property would reserve room for four
+  if (binding.jqFilter === undefined) return binding.keepFullObjectsInMemory ? { object } : {};
+  const filterResult = jqOutputs === undefined ? null : toFilterResult(jqOutputs);
+  return binding.keepFullObjectsInMemory ? { object, filterResult } : { filterResult };
 }
 
 function metaOf(item: SnapshotItem): { namespace: string; name: string } {

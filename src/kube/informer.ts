@@ -26,9 +26,14 @@ export interface InformerOptions {
   path: string;
   labelSelector?: string;
   fieldSelector?: string;
-  /** The objects of the first list (shell-operator's Synchronization). */
-  onSync: (objects: KubeObject[]) => void;
-  onEvent: (type: WatchEventType, object: KubeObject) => void;
+  /**
+   * The objects of the first list (shell-operator's Synchronization) and their keys (`keys[i]` is
+   * `objects[i]`'s): the informer's own key strings, which a caller keeping one entry per object can
+   * share instead of building a copy.
+   */
+  onSync: (objects: KubeObject[], keys: string[]) => void;
+  /** A change; `key` is the object's key, as in onSync. */
+  onEvent: (type: WatchEventType, object: KubeObject, key: string) => void;
   onError?: (error: Error, attempt: number) => void;
   backoff?: { initialMs: number; maxMs: number };
   /** Server-side watch timeout; a random 0–20 % is added so that watches do not end together. */
@@ -50,7 +55,18 @@ interface ListResponse {
 
 class Gone extends Error {}
 
-const keyOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+/**
+ * An object's key: namespace, NUL, name. NUL sorts below every character of a name, so keys sort as
+ * (namespace, name) pairs do (shell-operator's ByNamespaceAndName order).
+ */
+export const objectKey = (namespace: string, name: string): string => `${namespace}\0${name}`;
+const keyOf = (o: KubeObject) => objectKey(o.metadata?.namespace ?? '', o.metadata?.name ?? '');
+
+/** The namespace and name of an object's key. */
+export function keyParts(key: string): { namespace: string; name: string } {
+  const i = key.indexOf('\0');
+  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
 
 export class Informer {
   private readonly opts: InformerOptions;
@@ -93,9 +109,8 @@ export class Informer {
 
   private objectOf(key: string, v: KubeObject | string): KubeObject {
     if (typeof v !== 'string') return v;
-    const i = key.indexOf('/');
-    const namespace = key.slice(0, i);
-    return { ...this.listKind, metadata: { ...(namespace ? { namespace } : {}), name: key.slice(i + 1), resourceVersion: v } };
+    const { namespace, name } = keyParts(key);
+    return { ...this.listKind, metadata: { ...(namespace ? { namespace } : {}), name, resourceVersion: v } };
   }
 
   private store(key: string, o: KubeObject): void {
@@ -128,10 +143,10 @@ export class Informer {
    * frame of loop() (an async function keeps its locals while it awaits the watch).
    */
   private async listAndSync(onFirstSync: () => void): Promise<void> {
-    const objects = await this.list();
+    const fresh = await this.list();
     if (this.synced) return;
     this.synced = true;
-    this.opts.onSync(objects);
+    this.opts.onSync([...fresh.values()], [...fresh.keys()]);
     onFirstSync();
   }
 
@@ -150,8 +165,8 @@ export class Informer {
     });
   }
 
-  /** Lists; after the first sync, reports what changed since the cache. Returns the objects. */
-  private async list(): Promise<KubeObject[]> {
+  /** Lists; after the first sync, reports what changed since the cache. Returns the objects by key. */
+  private async list(): Promise<Map<string, KubeObject>> {
     const list = await requestJson<ListResponse>(
       this.opts.kc,
       'GET',
@@ -161,7 +176,7 @@ export class Informer {
       undefined,
       { signal: this.abort.signal },
     );
-    const fresh = new Map<string, KubeObject>();
+    let fresh = new Map<string, KubeObject>();
     // the API server leaves apiVersion and kind out of the items of built-in lists; watch events carry them
     const kind = list.kind?.replace(/List$/, '');
     if (kind) this.listKind = { apiVersion: list.apiVersion, kind };
@@ -169,17 +184,26 @@ export class Informer {
     const rvOf = (v: KubeObject | string) => (typeof v === 'string' ? v : v.metadata?.resourceVersion);
     if (this.synced) {
       // a relist after 410: report what changed while we were not watching
-      for (const [k, old] of this.cache) if (!fresh.has(k)) this.opts.onEvent('DELETED', this.objectOf(k, old));
-      for (const [k, obj] of fresh) {
-        const old = this.cache.get(k);
-        if (old === undefined) this.opts.onEvent('ADDED', obj);
-        else if (rvOf(old) !== obj.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', obj);
+      // the key strings the callers keep stay the ones they were given
+      const keys = new Map<string, string>();
+      for (const [k, old] of this.cache) {
+        if (fresh.has(k)) keys.set(k, k);
+        else this.opts.onEvent('DELETED', this.objectOf(k, old), k);
       }
+      const kept = new Map<string, KubeObject>();
+      for (const [fk, obj] of fresh) {
+        const k = keys.get(fk) ?? fk;
+        kept.set(k, obj);
+        const old = this.cache.get(k);
+        if (old === undefined) this.opts.onEvent('ADDED', obj, k);
+        else if (rvOf(old) !== obj.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', obj, k);
+      }
+      fresh = kept;
     }
     this.cache.clear();
     for (const [k, v] of fresh) this.store(k, v);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
-    return [...fresh.values()];
+    return fresh;
   }
 
   private async watchOnce(): Promise<void> {
@@ -211,7 +235,7 @@ export class Informer {
         const k = keyOf(o);
         if (type === 'DELETED') this.cache.delete(k);
         else this.store(k, o);
-        this.opts.onEvent(type, o);
+        this.opts.onEvent(type, o, k);
       }, AbortSignal.any([this.abort.signal, ended.signal]));
     } catch (e) {
       if (isApiStatus(e, 410)) throw new Gone();

@@ -21,7 +21,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { BindingEvent, BindingMonitor, MonitorOptions } from '../operator/ports.js';
 import type { FieldSelector, KubernetesBinding, LabelSelector, WatchEvent } from '../hooks/config-types.js';
 import type { SnapshotItem } from '../hooks/binding-context.js';
-import { filterObject, filterObjects } from '../hooks/snapshot.js';
+import { filterObject, filterObjects, sameForHook } from '../hooks/snapshot.js';
 import { errorMessage } from '../util/errors.js';
 import { Informer, type KubeObject, type WatchEventType } from './informer.js';
 import { backoffDelay } from '../util/rate-limit.js';
@@ -90,30 +90,26 @@ export function collectionPath(target: ResolvedKind, namespace: string): string 
 
 const unique = (list: readonly string[]) => [...new Set(list)];
 
-interface Entry {
-  namespace: string;
-  name: string;
-  item: SnapshotItem;
-  checksum: string;
-}
-
-/** One informer of the monitor and the filtered objects it has seen. */
+/**
+ * One informer of the monitor and the filtered objects it has seen. An object costs one Map entry:
+ * the informer's key string (shared with the informer's own cache), its snapshot item; without a
+ * jqFilter also its checksum.
+ */
 interface Source {
   informer: Informer;
-  cache: Map<string, Entry>;
+  /** Snapshot items by the informer's key (namespace NUL name: keys sort as the snapshot does). */
+  cache: Map<string, SnapshotItem>;
+  /** Checksums of the whole objects by key, kept only for a binding without a jqFilter. */
+  sums: Map<string, string>;
   synced: boolean;
   ready: Promise<void>;
   closed: boolean;
 }
 
-function metaOf(o: KubeObject): { namespace: string; name: string } {
-  return { namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' };
-}
+type Keyed = [key: string, item: SnapshotItem];
 
-const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
-
-const byNamespaceAndName = (a: Entry, b: Entry) =>
-  a.namespace !== b.namespace ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+/** shell-operator's ByNamespaceAndName order: the order of the keys. */
+const byKey = (a: Keyed, b: Keyed) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 const WATCH_EVENTS: Record<WatchEventType, WatchEvent> = { ADDED: 'Added', MODIFIED: 'Modified', DELETED: 'Deleted' };
 
@@ -145,9 +141,9 @@ class Monitor implements BindingMonitor {
   }
 
   snapshot(): readonly SnapshotItem[] {
-    const entries: Entry[] = [];
-    for (const list of this.sources.values()) for (const s of list) entries.push(...s.cache.values());
-    return entries.sort(byNamespaceAndName).map((e) => e.item);
+    const entries: Keyed[] = [];
+    for (const list of this.sources.values()) for (const s of list) entries.push(...s.cache);
+    return entries.sort(byKey).map((e) => e[1]);
   }
 
   async stop(): Promise<void> {
@@ -243,17 +239,18 @@ class Monitor implements BindingMonitor {
     if (!list) return;
     this.sources.delete(namespace);
     for (const s of list) {
-      const gone = [...s.cache.values()].sort(byNamespaceAndName);
+      const gone = [...s.cache].sort(byKey);
       const closing = this.close(s);
       this.closing.add(closing);
       void closing.then(() => this.closing.delete(closing));
-      for (const e of gone) this.emit('Deleted', e.item);
+      for (const e of gone) this.emit('Deleted', e[1]);
     }
   }
 
   private close(s: Source): Promise<void> {
     s.closed = true;
     s.cache.clear();
+    s.sums.clear();
     return s.informer.stop();
   }
 
@@ -269,13 +266,14 @@ class Monitor implements BindingMonitor {
       watchTimeoutSeconds: this.opts.watchTimeoutSeconds,
       // the monitor keeps its own filtered entries: the informer keeps resourceVersions only
       keepObjects: false,
-      onSync: (objects) => this.onSync(source, objects),
-      onEvent: (type, object) => this.onEvent(source, type, object),
+      onSync: (objects, keys) => this.onSync(source, objects, keys),
+      onEvent: (type, object, key) => this.onEvent(source, type, object, key),
       onError: (e) => this.report(`${this.binding.kind} informer ${path}${name !== undefined ? ` (name ${name})` : ''}: ${e.message}`, e),
     });
     const source: Source = {
       informer,
       cache: new Map(),
+      sums: new Map(),
       synced: false,
       closed: false,
       ready: informer.start().then(() => {
@@ -286,7 +284,7 @@ class Monitor implements BindingMonitor {
   }
 
   /** The first list of an informer; after start() only a namespace that started matching has one. */
-  private onSync(source: Source, objects: KubeObject[]): void {
+  private onSync(source: Source, objects: KubeObject[], keys: string[]): void {
     if (source.closed) return;
     const started = performance.now();
     const outcomes = filterObjects(this.binding, objects);
@@ -296,35 +294,35 @@ class Monitor implements BindingMonitor {
       const each = (performance.now() - started) / 1000 / objects.length;
       for (let i = 0; i < objects.length; i++) timings.jqFilter(each);
     }
-    const added: Entry[] = [];
+    const added: Keyed[] = [];
     outcomes.forEach((outcome, i) => {
-      const { namespace, name } = metaOf(objects[i]!);
       if (!outcome.ok) return this.reportFilterError(objects[i]!, outcome.error);
-      const entry = { namespace, name, item: outcome.item, checksum: outcome.checksum };
-      source.cache.set(keyOf(namespace, name), entry);
-      added.push(entry);
+      const key = keys[i]!;
+      source.cache.set(key, outcome.item);
+      if (outcome.checksum !== undefined) source.sums.set(key, outcome.checksum);
+      added.push([key, outcome.item]);
     });
-    for (const e of added.sort(byNamespaceAndName)) this.emit('Added', e.item);
+    if (!this.live) return;
+    for (const e of added.sort(byKey)) this.emit('Added', e[1]);
   }
 
-  private onEvent(source: Source, type: WatchEventType, object: KubeObject): void {
+  private onEvent(source: Source, type: WatchEventType, object: KubeObject, key: string): void {
     if (source.closed) return;
     const timings = this.options.timings;
-    if (!timings) return this.handleEvent(source, type, object);
+    if (!timings) return this.handleEvent(source, type, object, key);
     const started = performance.now();
-    this.handleEvent(source, type, object);
+    this.handleEvent(source, type, object, key);
     timings.event((performance.now() - started) / 1000);
   }
 
-  private handleEvent(source: Source, type: WatchEventType, object: KubeObject): void {
-    const { namespace, name } = metaOf(object);
-    const key = keyOf(namespace, name);
+  private handleEvent(source: Source, type: WatchEventType, object: KubeObject, key: string): void {
     const cached = source.cache.get(key);
     if (type === 'DELETED') {
       // an object the hook never saw (its filter failed) has nothing to report
       if (!cached) return;
       source.cache.delete(key);
-      return this.emit('Deleted', cached.item);
+      source.sums.delete(key);
+      return this.emit('Deleted', cached);
     }
     let filtered;
     const started = performance.now();
@@ -335,8 +333,10 @@ class Monitor implements BindingMonitor {
     } finally {
       if (this.binding.jqFilter !== undefined) this.options.timings?.jqFilter((performance.now() - started) / 1000);
     }
-    source.cache.set(key, { namespace, name, item: filtered.item, checksum: filtered.checksum });
-    if (cached?.checksum === filtered.checksum) return;
+    const same = cached !== undefined && sameForHook({ item: cached, checksum: source.sums.get(key) }, filtered);
+    source.cache.set(key, filtered.item);
+    if (filtered.checksum !== undefined) source.sums.set(key, filtered.checksum);
+    if (same) return;
     this.emit(WATCH_EVENTS[type], filtered.item);
   }
 
@@ -351,7 +351,8 @@ class Monitor implements BindingMonitor {
   }
 
   private reportFilterError(object: KubeObject, error: unknown): void {
-    const { namespace, name } = metaOf(object);
+    const namespace = object.metadata?.namespace ?? '';
+    const name = object.metadata?.name ?? '';
     const id = namespace !== '' ? `${namespace}/${name}` : name;
     this.report(`jqFilter failed on ${object.kind ?? this.binding.kind} ${id}, the object is skipped: ${errorMessage(error)}`, error);
   }
