@@ -3,10 +3,10 @@
  * string — `global`, `<camelName>` (a map; the legacy `"false"` disables the module, DESIGN §4.3),
  * `<camelName>Enabled` (`"true"`/`"false"`). Pure parsing: no cluster access here.
  */
-import { readFileSync } from 'node:fs';
 import { UserError, UserErrors } from '../util/errors.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { parseYaml } from '../util/yaml.js';
+import { LIMITS, formatBytes, readFileLimited } from '../util/limits.js';
 
 export interface EnabledFlag {
   value: boolean;
@@ -52,6 +52,13 @@ export function parseConfigData(data: Record<string, unknown>, where: string, is
   const out: ConfigData = { modules: new Map() };
   const problems: string[] = [];
   const keys = Object.keys(data).sort();
+  // the API server's limit of a ConfigMap's data, checked before any YAML is parsed
+  let size = 0;
+  for (const key of keys) size += Buffer.byteLength(key) + (typeof data[key] === 'string' ? Buffer.byteLength(data[key]) : 0);
+  if (size > LIMITS.configMap) {
+    const largest = [...keys].sort((a, b) => (typeof data[b] === 'string' ? (data[b] as string).length : 0) - (typeof data[a] === 'string' ? (data[a] as string).length : 0))[0];
+    throw new UserErrors(`invalid config in ${where}`, [`${where} is too large: its data holds ${size} bytes, more than the limit of a ConfigMap, ${formatBytes(LIMITS.configMap)} (the largest key is "${largest}"); refused`]);
+  }
   for (const key of keys) {
     const raw = data[key];
     const src = `${where}, key "${key}"`;
@@ -120,8 +127,9 @@ export function parseConfigData(data: Record<string, unknown>, where: string, is
 export function readConfigFile(file: string, isValidKey: KeyCheck): ConfigData {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileLimited(file, LIMITS.valuesFile, `config file ${file}`);
   } catch (e) {
+    if (e instanceof UserError) throw e;
     throw new UserError(`cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   const doc = parseYaml(text, file);

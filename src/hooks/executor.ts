@@ -5,9 +5,9 @@
  * and Kubernetes operations. A failure names the hook and says why; applying the outputs is the
  * caller's job.
  */
-import { readFileSync } from 'node:fs';
 import { UserError } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
+import { LIMITS, readFileLimited } from '../util/limits.js';
 import { parsePatchText, type PatchOp } from '../values/patch.js';
 import { RunDir, describeExit, runProcess } from './process.js';
 import type { CpuUsage } from './spawner.js';
@@ -86,13 +86,14 @@ function boundedLogger(run: ShellHookRun): HookLineLogger {
   };
 }
 
-function readOutput(file: string): string {
-  return readFileSync(file, 'utf8');
+/** A hook's output file, `variable` naming it; a file beyond its limit (LIMITS) fails the run unread. */
+function readOutput(file: string, hook: string, variable: string, limit: number): string {
+  return readFileLimited(file, limit, `hook ${hook}: $${variable}`);
 }
 
-function statusOpsOnFailure(text: string, hook: string): KubeOperation[] {
+function statusOpsOnFailure(file: string, hook: string): KubeOperation[] {
   try {
-    return parseKubernetesOperations(text, hook).filter((op) => op.ignoreHookError && (op.subresource === '/status' || op.subresource === 'status'));
+    return parseKubernetesOperations(readOutput(file, hook, 'KUBERNETES_PATCH_PATH', LIMITS.kubernetesPatch), hook).filter((op) => op.ignoreHookError && (op.subresource === '/status' || op.subresource === 'status'));
   } catch {
     return [];
   }
@@ -123,13 +124,16 @@ export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
     });
     if (r.spawnError || r.timedOut || r.exitCode !== 0) {
       const tail = r.stderrTail.length ? `; last lines of stderr:\n  ${r.stderrTail.slice(-10).join('\n  ')}` : '';
-      throw new HookRunError(`hook ${run.name} failed: ${describeExit(r, run.timeoutMs)}${tail}`, statusOpsOnFailure(readOutput(env.KUBERNETES_PATCH_PATH), run.name));
+      throw new HookRunError(`hook ${run.name} failed: ${describeExit(r, run.timeoutMs)}${tail}`, statusOpsOnFailure(env.KUBERNETES_PATCH_PATH, run.name));
     }
     return {
-      metrics: parseMetrics(readOutput(env.METRICS_PATH), run.name),
-      kubernetes: parseKubernetesOperations(readOutput(env.KUBERNETES_PATCH_PATH), run.name),
-      configValuesPatch: parsePatchText(readOutput(env.CONFIG_VALUES_JSON_PATCH_PATH), `$CONFIG_VALUES_JSON_PATCH_PATH of hook ${run.name}`),
-      valuesPatch: parsePatchText(readOutput(env.VALUES_JSON_PATCH_PATH), `$VALUES_JSON_PATCH_PATH of hook ${run.name}`),
+      metrics: parseMetrics(readOutput(env.METRICS_PATH, run.name, 'METRICS_PATH', LIMITS.metrics), run.name),
+      kubernetes: parseKubernetesOperations(readOutput(env.KUBERNETES_PATCH_PATH, run.name, 'KUBERNETES_PATCH_PATH', LIMITS.kubernetesPatch), run.name),
+      configValuesPatch: parsePatchText(
+        readOutput(env.CONFIG_VALUES_JSON_PATCH_PATH, run.name, 'CONFIG_VALUES_JSON_PATCH_PATH', LIMITS.valuesPatch),
+        `$CONFIG_VALUES_JSON_PATCH_PATH of hook ${run.name}`,
+      ),
+      valuesPatch: parsePatchText(readOutput(env.VALUES_JSON_PATCH_PATH, run.name, 'VALUES_JSON_PATCH_PATH', LIMITS.valuesPatch), `$VALUES_JSON_PATCH_PATH of hook ${run.name}`),
       ...(r.usage ? { usage: r.usage } : {}),
     };
   } finally {

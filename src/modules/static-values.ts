@@ -3,11 +3,12 @@
  * `<name>Enabled` flags) and each module's own `values.yaml` (only `<name>` and `<name>Enabled`,
  * DESIGN §4.11). A module section may be the legacy `"false"`, which disables the module.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, UserErrors } from '../util/errors.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
 import { lineOfPath, parseYaml } from '../util/yaml.js';
+import { LIMITS, readFileLimited } from '../util/limits.js';
 import { parseBool } from '../config/configmap.js';
 import { isValidValuesKey } from './names.js';
 import type { ModuleDefinition } from './discovery.js';
@@ -32,8 +33,9 @@ const ENABLED = 'Enabled';
 function readYamlFile(file: string): { text: string; data: unknown } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileLimited(file, LIMITS.valuesFile, file);
   } catch (e) {
+    if (e instanceof UserError) throw e;
     throw new UserError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   return { text, data: parseYaml(text, file) };

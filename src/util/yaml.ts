@@ -148,7 +148,8 @@ function yamlError(source: SourceName, doc: Document.Parsed): UserError | undefi
   if (!err) return undefined;
   const pos = err.linePos?.[0];
   const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
-  const firstLine = err.message.split('\n')[0];
+  // the parser runs out of stack on collections nested a few hundred deep: say so, not how
+  const firstLine = /Maximum call stack size exceeded/.test(err.message) ? 'collections nested too deeply' : err.message.split('\n')[0];
   return new UserError(`invalid YAML in ${where}: ${firstLine}`);
 }
 

@@ -135,6 +135,15 @@ test('a YAML alias bomb is refused with a clear error and bounded memory', () =>
   assert.ok(process.memoryUsage().heapUsed - before < 64 * 1024 * 1024, 'memory stayed bounded');
 });
 
+test('YAML nested thousands deep is refused with a clear error naming its source', () => {
+  for (const text of ['['.repeat(5000) + ']'.repeat(5000), Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')]) {
+    assert.throws(
+      () => parseYaml(text, 'values.yaml'),
+      (e: Error) => /^invalid YAML in values\.yaml:\d+:\d+: collections nested too deeply$/.test(e.message),
+    );
+  }
+});
+
 function status(sb: Sandbox, method: string, path: string, token?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const u = new URL(path, sb.url);
