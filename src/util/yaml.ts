@@ -7,6 +7,7 @@
 import { parseAllDocuments, parseDocument, isMap, isSeq, isScalar, type Document, type Node } from 'yaml';
 import { UserError } from './errors.js';
 import { toJsonData } from './json.js';
+import { UNSUPPORTED, parseSimpleYaml } from './yaml-fast.js';
 
 const GO_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 /** What strconv.ParseFloat reads after a leading dot: decimal digits, `_` only between two digits. */
@@ -186,6 +187,14 @@ const LAST_KEY_WINS = { ...PARSE_OPTIONS, uniqueKeys: false };
 
 /** Parses one YAML document. An empty document gives `null`. */
 export function parseYaml(text: string, source: SourceName, options: ParseYamlOptions = {}): unknown {
+  // plain block YAML (rendered manifests, values files) is read directly; the rest by the library
+  const fast = parseSimpleYaml(text, resolveGoNumber, options.duplicateKeys === 'last');
+  if (fast !== UNSUPPORTED) return fast;
+  return parseYamlFully(text, source, options);
+}
+
+/** parseYaml through the yaml library alone (what the fast reader must agree with). */
+export function parseYamlFully(text: string, source: SourceName, options: ParseYamlOptions = {}): unknown {
   const opts = options.duplicateKeys === 'last' ? LAST_KEY_WINS : PARSE_OPTIONS;
   if (options.firstDocument) {
     const docs = parseAllDocuments(text, opts);
