@@ -5,7 +5,7 @@
  * (no request leaves any more, every running hook's process group is killed) and exits, so that its
  * pod restarts as a standby; on SIGTERM it finishes as usual, then releases the lease.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 import type { Logger } from 'pino';
 import { cloneClient, fenceRequests } from '../kube/http.js';
 import { LeaderElector, haIdentity, leaderHost } from '../kube/leader-election.js';

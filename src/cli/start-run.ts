@@ -1,7 +1,7 @@
 /** What `addon-operator start` runs: the operator, wired to the real Kubernetes and Helm layers. */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '../kube/kube-config.js';
 import type { Logger } from 'pino';
 import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
 import { ModuleManager } from '../modules/manager.js';

@@ -3,7 +3,7 @@
  * cluster serves. Read from API discovery when connected (as Helm does before every install), else
  * Helm 3.19's defaults: Kubernetes v1.34.0 and the group versions client-go 0.34 knows.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 import { requestJson } from '../kube/http.js';
 import { SemverVersion } from '../gotemplate/index.js';
 

@@ -6,7 +6,7 @@
  * empty (every namespace when a namespaced kind gets namespace ""), an empty map when not found;
  * integers are int64 as in client-go's unstructured objects.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 
 import type { RestMapper } from '../kube/mapper.js';
 import { GoInt } from '../gotemplate/index.js';

@@ -4,7 +4,7 @@
  * deletes. Namespaced objects without a namespace go to the release namespace; cluster-scoped
  * objects lose a namespace they should not have.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 import { isApiStatus, KubeApiError, requestJson } from '../kube/http.js';
 import { KindNotServedError, type ResourceInfo, type RestMapper } from '../kube/mapper.js';
 import { UserError } from '../util/errors.js';

@@ -5,7 +5,7 @@
  *   labels name, owner=helm, status, version, createdAt|modifiedAt (+ the release's own labels),
  *   data.release = base64(gzip(JSON)) (which the API then base64-encodes once more, as for Helm).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 import { isApiStatus, requestJson } from '../kube/http.js';
 import { decodeRelease, encodeRelease, type Release } from './release.js';
 

@@ -8,7 +8,7 @@
  * keeps its own) and every object of that revision still exists (LIFECYCLE-STEPS step 5).
  */
 import { performance } from 'node:perf_hooks';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 import { KindNotServedError, type RestMapper } from '../kube/mapper.js';
 import { checksumJson, type JsonObject } from '../util/json.js';
 import { loadChart, type Chart } from './chart.js';

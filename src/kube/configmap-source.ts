@@ -6,7 +6,7 @@
  * removes its key instead of writing `{}` (the Go backend writes `{}`). A missing ConfigMap is created
  * on the first write; writes read, modify and update with the resourceVersion, retrying on conflicts.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 import { marshalYAML } from '../gotemplate/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';

@@ -11,7 +11,7 @@ import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions, type Reque
 import { statSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, type TLSSocket } from 'node:tls';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 
 export interface ConnectionSettings {
   /** Sockets per API server for requests other than watches (default 16). */

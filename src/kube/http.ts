@@ -11,7 +11,7 @@
  */
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 import { poolFor } from './connections.js';
 import { RateLimiter, backoffDelay, sleep } from '../util/rate-limit.js';
 import { requestLatency, requestResult } from './request-metrics.js';

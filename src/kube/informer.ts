@@ -7,7 +7,7 @@
  * The watch is http.ts's stream, not client-node's Watch: that one can be aborted only once the
  * server has answered, so a held request would keep stop() (and SIGTERM) waiting.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 import { isApiStatus, requestJson, watchStream } from './http.js';
 import { backoffDelay } from '../util/rate-limit.js';
 

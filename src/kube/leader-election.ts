@@ -11,7 +11,7 @@
  * a renewal is one PUT (client-go reads the Lease before every renewal), and the loss fires from a
  * timer at the renew deadline, also while a renewal request hangs.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 import { isApiStatus, requestJson } from './http.js';
 import { sleep } from '../util/rate-limit.js';
 

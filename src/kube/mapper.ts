@@ -8,7 +8,7 @@
  * are at least `minRefreshIntervalMs` apart (a miss waits for the next slot), and concurrent misses
  * share one refresh.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 import { isApiStatus, requestJson } from './http.js';
 
 export interface ResourceInfo {

@@ -17,7 +17,7 @@
  * created just after their namespace depend on timing).
  */
 import { performance } from 'node:perf_hooks';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 import type { BindingEvent, BindingMonitor, MonitorOptions } from '../operator/ports.js';
 import type { FieldSelector, KubernetesBinding, LabelSelector, WatchEvent } from '../hooks/config-types.js';
 import type { SnapshotItem } from '../hooks/binding-context.js';

@@ -5,7 +5,7 @@
  * MergePatch and JSONPatch. Scope comes from the REST mapper: the namespace is ignored for
  * cluster-scoped kinds.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './kube-config.js';
 import type { KubeOperation } from '../hooks/outputs/kubernetes.js';
 import { compileJq } from '../jq/index.js';
 import { errorMessage } from '../util/errors.js';

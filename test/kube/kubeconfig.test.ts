@@ -8,6 +8,7 @@ import { kubeconfigYaml } from '../../src/sandbox/kubeconfig.js';
 import { loadKubeConfig } from '../../src/kube/kubeconfig.js';
 import { closeConnections } from '../../src/kube/connections.js';
 import { requestJson } from '../../src/kube/http.js';
+import * as k8s from '@kubernetes/client-node';
 
 async function fixture(t: { after: (fn: () => unknown) => void }) {
   const sandbox = await startSandbox();
@@ -81,4 +82,90 @@ test('~/.kube/config, then the in-cluster service account (token file, CA, KUBER
   assert.equal(inCluster.source, 'in-cluster service account');
   assert.equal(await version(inCluster.kc), 'v1.32.4');
   assert.equal(process.env.KUBERNETES_SERVICE_HOST, undefined, 'process.env left as it was');
+});
+
+test('the operator reads a kubeconfig as client-node does: paths beside the file, data fields, TLS options, impersonation, basic auth', async (t) => {
+  const f = await fixture(t);
+  mkdirSync(join(f.dir, 'certs'));
+  writeFileSync(join(f.dir, 'certs', 'ca.pem'), 'CA FILE');
+  writeFileSync(join(f.dir, 'certs', 'client.pem'), 'CERT FILE');
+  writeFileSync(join(f.dir, 'certs', 'client.key'), 'KEY FILE');
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const file = f.write(
+    'full.yaml',
+    `apiVersion: v1
+kind: Config
+current-context: files
+clusters:
+- name: files
+  cluster: {server: 'https://127.0.0.1:1', certificate-authority: certs/ca.pem, tls-server-name: api.example, insecure-skip-tls-verify: true}
+- name: data
+  cluster: {server: 'https://127.0.0.1:2', certificate-authority-data: ${b64('CA DATA')}}
+users:
+- name: files
+  user: {client-certificate: certs/client.pem, client-key: ${join(f.dir, 'certs', 'client.key')}, as: admin, token: t0k}
+- name: data
+  user: {client-certificate-data: ${b64('CERT DATA')}, client-key-data: ${b64('KEY DATA')}, username: u, password: p}
+contexts:
+- {name: files, context: {cluster: files, user: files}}
+- {name: data, context: {cluster: data, user: data, namespace: ns}}
+`,
+  );
+  const ours = loadKubeConfig({ file, env: {} }).kc;
+  const theirs = new k8s.KubeConfig();
+  theirs.loadFromFile(file);
+  for (const context of ['data', 'files']) {
+    ours.setCurrentContext(context);
+    theirs.setCurrentContext(context);
+    assert.deepEqual(ours.getCurrentCluster(), theirs.getCurrentCluster());
+    assert.deepEqual(ours.getCurrentUser(), theirs.getCurrentUser());
+    assert.deepEqual(ours.getContextObject(context), theirs.getContextObject(context));
+    const a: Record<string, unknown> = { headers: {} };
+    const b: Record<string, unknown> = { headers: {} };
+    await ours.applyToHTTPSOptions(a);
+    await theirs.applyToHTTPSOptions(b);
+    delete b.agent;
+    assert.deepEqual(a, b);
+    if (context === 'data') {
+      assert.equal(String(a.ca), 'CA DATA');
+      assert.equal(a.auth, 'u:p');
+    } else {
+      assert.deepEqual([String(a.ca), String(a.cert), String(a.key), a.servername, a.rejectUnauthorized], ['CA FILE', 'CERT FILE', 'KEY FILE', 'api.example', false]);
+      assert.deepEqual(a.headers, { 'Impersonate-User': 'admin', Authorization: 'Bearer t0k' });
+    }
+  }
+  ours.setCurrentContext('files');
+  assert.equal(ours.getCurrentCluster()?.caFile, join(f.dir, 'certs', 'ca.pem'));
+  assert.equal(ours.getCurrentUser()?.certFile, join(f.dir, 'certs', 'client.pem'));
+  // an entry without a name is refused as client-node refuses it
+  const bad = f.write('bad-entry.yaml', 'clusters:\n- cluster: {server: https://x}\n');
+  assert.throws(() => loadKubeConfig({ file: bad, env: {} }), /kubeconfig .*bad-entry.yaml: clusters\[0\]\.name is missing/);
+});
+
+test('an exec credential plugin gives the token (client-node authenticator, loaded when a user needs it)', async (t) => {
+  const f = await fixture(t);
+  const plugin = join(f.dir, 'credential.sh');
+  writeFileSync(
+    plugin,
+    `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${f.sandbox.token}"}}'\n`,
+    { mode: 0o755 },
+  );
+  const file = f.write(
+    'exec.yaml',
+    `apiVersion: v1
+kind: Config
+current-context: exec
+clusters:
+- name: exec
+  cluster: {server: '${f.sandbox.url}', certificate-authority-data: ${Buffer.from(f.sandbox.caCert!).toString('base64')}}
+users:
+- name: exec
+  user:
+    exec: {apiVersion: client.authentication.k8s.io/v1, command: ${plugin}, interactiveMode: Never}
+contexts:
+- {name: exec, context: {cluster: exec, user: exec}}
+`,
+  );
+  const { kc } = loadKubeConfig({ file, env: {} });
+  assert.equal(await version(kc), 'v1.32.4');
 });
