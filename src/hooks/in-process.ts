@@ -3,6 +3,7 @@
  * operator without a process: the same inputs as objects, and outputs validated exactly as a shell
  * hook's output files are.
  */
+import { readFile } from 'node:fs/promises';
 import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { UserError, errorMessage } from '../util/errors.js';
@@ -34,11 +35,18 @@ function registerSdkResolver(): void {
   register(`data:text/javascript,${encodeURIComponent(code)}`);
 }
 
+/**
+ * Whether a hook's source may import anything (`import`, `export ... from`). The SDK resolver is a
+ * loader hook, which Node runs in a thread of its own (about 13 MiB, and every later import resolved
+ * through it): it is registered only for the first hook that imports.
+ */
+const IMPORTS = /\bimport\b|\bfrom\s*['"`]/;
+
 /** Imports a hook module; it must export `config` and `run` (or a default export that has them). */
 export async function importInProcessHook(path: string, name: string): Promise<LoadedInProcessHook> {
-  registerSdkResolver();
   let mod: Record<string, unknown>;
   try {
+    if (!sdkResolverRegistered && IMPORTS.test(await readFile(path, 'utf8'))) registerSdkResolver();
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (e) {
     throw new UserError(`hook ${name}: cannot load ${path}: ${errorMessage(e)}`);
