@@ -8,11 +8,11 @@
  * module; under 150 MiB peak; one handshake per pooled socket.
  *
  * Run (builds dist/ first): node --import tsx bench/fleet/run.ts [--modules 100] [--objects 30]
- *   [--parallel N]... [--rounds 1] [--cpu-prof DIR] [--no-build] [--keep]
+ *   [--parallel N]... [--rounds 1] [--cpu-prof DIR] [--heap-snapshot DIR] [--no-build] [--keep]
  * Each --parallel value is one run (`--parallel 1 --parallel 4` compares both on one machine state).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -81,9 +81,26 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Signals the operator to write a heap snapshot and waits until the file is complete. */
+async function heapSnapshot(pid: number, dir: string): Promise<void> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const file = readdirSync(dir).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    if (!file) continue;
+    // the snapshot is written as a stream: done when its size stops growing
+    const size = statSync(join(dir, file)).size;
+    await new Promise((r) => setTimeout(r, 2000));
+    if (statSync(join(dir, file)).size === size && size > 0) return;
+  }
+}
+
 export interface RunOptions {
   parallel: number;
   cpuProfDir?: string;
+  /** Write a heap snapshot of the operator to this dir when the converge is done (--heapsnapshot-signal). */
+  heapSnapshotDir?: string;
   timeoutMs?: number;
 }
 
@@ -98,6 +115,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     sandbox.stdout!.resume();
     const args = [
       ...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : []),
+      ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${o.heapSnapshotDir}`] : []),
       CLI,
       'start',
       '--kube-config',
@@ -128,6 +146,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     const peak = peakRssMiB(operator.pid!);
     const sandboxCpuMs = procCpuMs(sandbox.pid!).self - sandboxCpu0;
     operator.stdout!.resume();
+    if (o.heapSnapshotDir) await heapSnapshot(operator.pid!, o.heapSnapshotDir);
     const record = JSON.parse(line) as { kubeConnections?: { handshakes: number; sockets: number }[] };
     const conn = record.kubeConnections?.[0] ?? { handshakes: NaN, sockets: NaN };
 
@@ -152,7 +171,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
 }
 
 function parseArgs(argv: string[]) {
-  const o = { modules: 100, objects: 30, parallel: [] as number[], rounds: 1, cpuProf: undefined as string | undefined, build: true, keep: false };
+  const o = { modules: 100, objects: 30, parallel: [] as number[], rounds: 1, cpuProf: undefined as string | undefined, heapSnapshot: undefined as string | undefined, build: true, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -165,6 +184,7 @@ function parseArgs(argv: string[]) {
     else if (a === '--parallel') o.parallel.push(Number(next()));
     else if (a === '--rounds') o.rounds = Number(next());
     else if (a === '--cpu-prof') o.cpuProf = resolve(next());
+    else if (a === '--heap-snapshot') o.heapSnapshot = resolve(next());
     else if (a === '--no-build') o.build = false;
     else if (a === '--keep') o.keep = true;
     else throw new Error(`unknown argument ${a}`);
@@ -183,7 +203,7 @@ async function main(): Promise<void> {
   try {
     for (let r = 0; r < args.rounds; r++) {
       for (const parallel of args.parallel) {
-        const run = await runFleet(fleet, root, { parallel, cpuProfDir: args.cpuProf });
+        const run = await runFleet(fleet, root, { parallel, cpuProfDir: args.cpuProf, heapSnapshotDir: args.heapSnapshot });
         const perModule = run.operatorCpuMs / fleet.shape.modules;
         console.log(
           `  --parallel-module-runs ${parallel}: converge ${(run.convergeMs / 1000).toFixed(2)} s (target < ${parallel > 1 ? 10 : 15} s); ` +
