@@ -9,7 +9,7 @@
  * succeeded before it by `hook-succeeded`; when all succeed, `hook-succeeded` deletes them, last first.
  * CustomResourceDefinitions are never deleted. Test hooks are never run here.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 import type { RestMapper } from '../kube/mapper.js';
 import { Informer, type KubeObject } from '../kube/informer.js';
 import { isApiStatus } from '../kube/http.js';
