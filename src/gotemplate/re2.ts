@@ -5,17 +5,11 @@
  * iteration rules for FindAll and ReplaceAll. Indexes are JS string indexes. The choice of re2js over
  * the hand-written engine this file used to hold is measured in README.md ("Regular expressions").
  */
-import { createRequire } from 'node:module';
-import type { RE2JS as RE2JSClass } from 're2js';
-
-type Re2js = typeof import('re2js');
-let re2js: Re2js | undefined;
-/** re2js, loaded (its CommonJS build, synchronously) when the first expression is compiled. */
-const lib = (): Re2js => (re2js ??= createRequire(import.meta.url)('re2js') as Re2js);
+import { RE2JS, RE2JSSyntaxException } from 're2js';
 
 export class RegexpSyntaxError extends Error {}
 
-type Compiled = ReturnType<typeof RE2JSClass.compile>;
+type Compiled = ReturnType<typeof RE2JS.compile>;
 
 export class Re2 {
   private readonly re: Compiled;
@@ -25,9 +19,9 @@ export class Re2 {
 
   constructor(readonly source: string) {
     try {
-      this.re = lib().RE2JS.compile(source);
+      this.re = RE2JS.compile(source);
     } catch (e) {
-      if (!(e instanceof lib().RE2JSSyntaxException)) throw e;
+      if (!(e instanceof RE2JSSyntaxException)) throw e;
       // Go prints the (empty) expression of a trailing backslash too
       const message = e.message === 'error parsing regexp: trailing backslash at end of expression' ? `${e.message}: \`\`` : e.message;
       throw new RegexpSyntaxError(message);
