@@ -23,6 +23,8 @@ export interface SetShape {
   bindings: number;
   objects: number;
   namespace: string;
+  /** keepFullObjectsInMemory of the bindings (default true, as in shell-operator). */
+  fullObjects?: boolean;
 }
 
 export interface ModuleSet {
@@ -40,8 +42,8 @@ const moduleName = (i: number) => `mem-${letters(i)}`;
 const camel = (name: string) => name.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
 export const objectName = (i: number): string => `obj-${String(i).padStart(5, '0')}`;
 
-const watchHook = (ns: string, shard: number) => `export const config = { configVersion: 'v1', kubernetes: [{
-  name: 'shard', apiVersion: 'v1', kind: 'ConfigMap',
+const watchHook = (ns: string, shard: number, full: boolean) => `export const config = { configVersion: 'v1', kubernetes: [{
+  name: 'shard', apiVersion: 'v1', kind: 'ConfigMap', keepFullObjectsInMemory: ${full},
   namespace: { nameSelector: { matchNames: ['${ns}'] } },
   labelSelector: { matchLabels: { shard: '${shard}' } },
   jqFilter: '{name: .metadata.name, version: .data.version}',
@@ -76,7 +78,7 @@ export function writeModuleSet(root: string, shape: SetShape): ModuleSet {
     writeFileSync(join(dir, 'values.yaml'), `${key}:\n  replicas: 1\n  settings: {logLevel: info, features: [a, b, c]}\n`);
     writeFileSync(join(dir, 'templates', 'cm.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  replicas: "{{ .Values.${key}.replicas }}"\n`);
     writeFileSync(join(dir, 'hooks', 'before-helm.hook.mjs'), BEFORE_HELM);
-    if (i < shape.bindings) writeFileSync(join(dir, 'hooks', 'watch.hook.mjs'), watchHook(shape.namespace, i % SHARDS));
+    if (i < shape.bindings) writeFileSync(join(dir, 'hooks', 'watch.hook.mjs'), watchHook(shape.namespace, i % SHARDS, shape.fullObjects ?? true));
     flags.push(`${key}Enabled: true`);
   }
   writeFileSync(join(modulesDir, 'values.yaml'), `${flags.join('\n')}\n`);

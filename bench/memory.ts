@@ -9,6 +9,7 @@
  * the 40 bindings); the resident memory is the operator process's VmRSS (and VmHWM, its peak) from /proc.
  *
  *   node --import tsx bench/memory.ts [--modules 100] [--bindings 40] [--objects 10000] [--events N]
+ *     [--no-full-objects] (keepFullObjectsInMemory: false; default true, as shell-operator's default)
  *     [--heap-snapshot DIR]   (a heap snapshot of the operator after the sync and after the events)
  *     [--operator-node-flags '--trace-gc ...'] [--operator-log FILE]   (the operator's stdout after its first converge)
  */
@@ -34,6 +35,7 @@ const OBJECTS = arg('--objects', 10_000);
 const EVENTS = arg('--events', OBJECTS);
 const snapIdx = process.argv.indexOf('--heap-snapshot');
 const SNAPSHOT_DIR = snapIdx > 0 ? resolve(process.argv[snapIdx + 1]!) : undefined;
+const FULL_OBJECTS = !process.argv.includes('--no-full-objects');
 const flagIdx = process.argv.indexOf('--operator-node-flags');
 const OPERATOR_FLAGS = flagIdx > 0 ? process.argv[flagIdx + 1]!.split(' ').filter(Boolean) : [];
 const logIdx = process.argv.indexOf('--operator-log');
@@ -67,14 +69,14 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'bench-memory-'));
   let cluster: Cluster | undefined;
   try {
-    const set = writeModuleSet(root, { modules: MODULES, bindings: BINDINGS, objects: OBJECTS, namespace: NS });
+    const set = writeModuleSet(root, { modules: MODULES, bindings: BINDINGS, objects: OBJECTS, namespace: NS, fullObjects: FULL_OBJECTS });
     const t0 = performance.now();
     cluster = await startCluster(set, { nodeFlags: [...OPERATOR_FLAGS, ...(SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [])], logFile: OPERATOR_LOG });
     const { operator, port } = cluster;
     await queuesEmpty(port, 900_000);
     const syncMs = performance.now() - t0;
     const afterSync = procMemory(operator.pid!);
-    console.log(`bench/memory: ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps (${SHARDS} shards, each watched by ${BINDINGS / SHARDS} bindings); load ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`bench/memory: ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps (${SHARDS} shards, each watched by ${BINDINGS / SHARDS} bindings), keepFullObjectsInMemory ${FULL_OBJECTS}; load ${loadavg()[0]!.toFixed(1)}`);
     console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB)`);
     await heapSnapshot(operator, 'after the sync');
 
@@ -99,7 +101,7 @@ async function main(): Promise<void> {
     await heapSnapshot(operator, 'after the events');
     const MB = 1e6 / 1048576;
     emitFigures([
-      { name: 'operator RSS after the full sync', value: afterSync.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${MODULES} modules, ${BINDINGS} bindings, ${OBJECTS} objects` },
+      { name: 'operator RSS after the full sync', value: afterSync.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${MODULES} modules, ${BINDINGS} bindings, ${OBJECTS} objects${FULL_OBJECTS ? '' : ', keepFullObjectsInMemory false'}` },
       { name: 'operator RSS after the events', value: afterEvents.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${EVENTS} events` },
       { name: 'operator peak RSS', value: afterEvents.hwmMiB, unit: 'MiB' },
     ]);

@@ -219,6 +219,7 @@ async function parentMain(): Promise<void> {
   let stringifyMs = Infinity;
   let listServerCpuMs = Infinity;
   let listClientCpuMs = Infinity;
+  let stringifyCpuMs = Infinity;
   let jsonBytes = 0;
   let items: unknown[] = [];
   for (let i = 0; i < 5; i++) {
@@ -234,8 +235,11 @@ async function parentMain(): Promise<void> {
     listServerCpuMs = Math.min(listServerCpuMs, ((await next()) as { ms: number }).ms - s0);
     items = JSON.parse(r.body.toString('utf8')).items as unknown[];
     const t2 = performance.now();
+    const sc0 = process.cpuUsage();
     const s = JSON.stringify(items);
     stringifyMs = Math.min(stringifyMs, performance.now() - t2);
+    const sc = process.cpuUsage(sc0);
+    stringifyCpuMs = Math.min(stringifyCpuMs, (sc.user + sc.system) / 1000);
     jsonBytes = Buffer.byteLength(s);
   }
   const perObjectJson = jsonBytes / items.length;
@@ -257,7 +261,7 @@ async function parentMain(): Promise<void> {
   console.log(`sandbox bench: ${N} objects (~${f(perObjectJson / 1024, 2)} KB JSON each as stored), ${WATCHERS} watchers, ${CONCURRENCY} concurrent writers, ${PLAIN ? 'HTTP' : 'HTTPS'}`);
   console.log(`writes:           ${f(N / (writeMs / 1000), 0)} writes/s (${f(writeMs, 0)} ms, ${failures} failed); CPU during writes+delivery: server ${f(serverCpuMs, 0)} ms (${f((serverCpuMs * 1000) / N / (1 + WATCHERS), 0)} us per write+fan-out share), clients ${f(clientCpuMs, 0)} ms`);
   console.log(`list all:         ${f(listMs)} ms; JSON.stringify of the same ${items.length} objects: ${f(stringifyMs)} ms; ratio ${f(listMs / stringifyMs, 2)}x (target <= 3x: ${ok(listMs / stringifyMs <= 3)})`);
-  console.log(`                  CPU of a list: server ${f(listServerCpuMs)} ms (${f(listServerCpuMs / stringifyMs, 2)}x JSON.stringify), client ${f(listClientCpuMs)} ms (best of 5 each)`);
+  console.log(`                  CPU of a list: server ${f(listServerCpuMs)} ms (${f(listServerCpuMs / stringifyCpuMs, 2)}x the CPU of JSON.stringify, ${f(stringifyCpuMs)} ms), client ${f(listClientCpuMs)} ms (best of 5 each)`);
   console.log(`event delivery:   p50 ${f(quantile(latencies, 0.5))} ms, p99 ${f(quantile(latencies, 0.99))} ms over ${latencies.length} deliveries (write sent -> event parsed by the watcher)`);
   console.log(`watchers:         every event delivered: ${deliveredAll ? 'yes' : 'NO'} (${watchers.map((w) => w.count).join(',')}); in order: ${inOrder ? 'yes' : 'NO'} (target: ${ok(deliveredAll && inOrder)})`);
   console.log(`memory (server):  RSS +${f((mem.rss - baseline.rss) / 1048576)} MiB = ${f(rssPer, 0)} B/object = ${f(rssPer / perObjectJson, 2)}x JSON size (target <= 3x: ${ok(rssPer / perObjectJson <= 3)}); heap ${f(heapPer, 0)} B/object = ${f(heapPer / perObjectJson, 2)}x`);
@@ -269,8 +273,8 @@ async function parentMain(): Promise<void> {
   emitFigures([
     { name: 'writes', value: N / (writeMs / 1000), unit: 'writes/s', better: 'higher' },
     { name: `list of ${N} objects`, value: listMs, unit: 'ms', baseline: { what: 'JSON.stringify', value: stringifyMs, unit: 'ms' }, target: { max: 3, of: 'ratio' } },
-    { name: 'server CPU of the list', value: listServerCpuMs, unit: 'ms', baseline: { what: 'JSON.stringify', value: stringifyMs, unit: 'ms' } },
-    { name: 'client CPU of the list', value: listClientCpuMs, unit: 'ms', baseline: { what: 'JSON.stringify', value: stringifyMs, unit: 'ms' } },
+    { name: 'server CPU of the list', value: listServerCpuMs, unit: 'ms', baseline: { what: 'CPU of JSON.stringify', value: stringifyCpuMs, unit: 'ms' }, target: { max: 3, of: 'ratio' } },
+    { name: 'client CPU of the list', value: listClientCpuMs, unit: 'ms', baseline: { what: 'CPU of JSON.stringify', value: stringifyCpuMs, unit: 'ms' } },
     { name: 'event delivery p99', value: quantile(latencies, 0.99), unit: 'ms' },
     { name: 'watchers missing or reordering events', value: watchers.filter((w) => w.count !== N || !w.inOrder).length, unit: `of ${WATCHERS}`, target: { max: 0 } },
     { name: 'server RSS per stored object', value: rssPer, unit: 'B', baseline: { what: 'its JSON', value: perObjectJson, unit: 'B' }, target: { max: 3, of: 'ratio' } },
