@@ -26,15 +26,15 @@ try {
   const full = modules >= 100;
   console.log(
     `bench/fleet: ${modules} modules × ${objects} objects × 5 hooks, --parallel-module-runs ${parallel}: converge ${(r.convergeMs / 1000).toFixed(2)} s; ` +
-      `operator CPU ${(r.operatorCpuMs / modules).toFixed(1)} ms/module; hooks CPU ${(r.hooksCpuMs / 1000).toFixed(2)} s; sandbox CPU ${(r.sandboxCpuMs / 1000).toFixed(2)} s; ` +
+      `operator CPU ${(r.operatorCpuMs / modules).toFixed(1)} ms/module; sandbox CPU ${(r.sandboxCpuMs / 1000).toFixed(2)} s; ` +
       `peak RSS ${r.peakRssMiB.toFixed(0)} MiB; TLS handshakes ${r.handshakes} over ${r.sockets} sockets; ${r.objects} objects`,
   );
   emitFigures([
     // the wall-time target is for the 100-module fleet; smaller runs are reported without it
     { name: 'cold converge (wall)', value: r.convergeMs / 1000, unit: 's', ...(full ? { target: { max: parallel > 1 ? 10 : 15 } } : {}) },
     { name: 'operator CPU per module', value: r.operatorCpuMs / modules, unit: 'ms', target: { max: 40 } },
-    { name: "hooks' CPU per module", value: r.hooksCpuMs / modules, unit: 'ms' },
-    { name: 'operator CPU share (of operator + hooks)', value: (100 * r.operatorCpuMs) / (r.operatorCpuMs + r.hooksCpuMs), unit: '%' },
+    // not the hooks' CPU: runFleet's hooksCpuMs (the operator's reaped children, from /proc) read 0 in
+    // every run here although the fleet's shell hooks run; the hooks' share needs another measure
     { name: 'operator peak RSS', value: r.peakRssMiB, unit: 'MiB', target: { max: 150 } },
     { name: 'TLS handshakes per socket', value: r.handshakes / r.sockets, unit: '', target: { max: 1 } },
   ]);
