@@ -4,7 +4,8 @@
 // falls back to, recorded while the flags are defined (process.env is replaced by a recorder, so the
 // defaults shown are the built-in ones whatever this shell has set). Variables read while the
 // operator runs rather than from a flag are listed from RUNTIME_ENV below; test/docs/configuration
-// checks that every variable name in src/cli and src/kube/kubeconfig.ts is in the page. Needs dist/.
+// checks that every variable name in src/cli and src/kube/kubeconfig.ts is in the page. Needs dist/
+// (npm run build); the test makes the page from the sources.
 //
 //   node scripts/gen-config-doc.mjs           write it
 //   node scripts/gen-config-doc.mjs --check   exit 1 when docs/configuration.md is stale
@@ -30,7 +31,7 @@ export const RUNTIME_ENV = [
 ];
 
 /** The program with the environment each flag definition reads recorded per option. */
-async function definitions() {
+async function definitions(buildProgram) {
   const reads = [];
   const recorder = new Proxy({}, { get: (_t, name) => (typeof name === 'string' && reads.push(name), undefined), has: () => false, ownKeys: () => [], getOwnPropertyDescriptor: () => undefined });
   const envOf = new Map();
@@ -54,8 +55,6 @@ async function definitions() {
     if (pending.length) envOf.set(this.options[before], [...new Set(pending.filter((n) => /^[A-Z][A-Z0-9_]*$/.test(n)))]);
     return r;
   };
-  // imported first: only the definitions run with the recorder (module loading reads variables of its own)
-  const { buildProgram } = await import('../dist/cli/program.js');
   const saved = process.env;
   process.env = recorder;
   try {
@@ -93,8 +92,14 @@ function section(c, envOf) {
   return lines;
 }
 
-export async function configurationDoc() {
-  const { program, envOf } = await definitions();
+/**
+ * The page. The CLI below makes it from dist/ (after `npm run build`); the test passes the sources'
+ * buildProgram and runHelmTemplate, so that a page made from a stale build fails it.
+ */
+export async function configurationDoc(impl = undefined) {
+  // imported before the recorder goes in: module loading reads variables of its own
+  const { buildProgram, runHelmTemplate } = impl ?? { ...(await import('../dist/cli/program.js')), ...(await import('../dist/cli/helm-template.js')) };
+  const { program, envOf } = await definitions(buildProgram);
   const lines = [
     '# Configuration reference',
     '',
@@ -114,7 +119,6 @@ export async function configurationDoc() {
     if (c.name() === 'template' && c.parent?.name() === 'helm') {
       lines.push(`## \`${commandPath(c)}\``, '', `${c.description()}.`, '', 'Its flags are Helm\'s own (parsed as Helm parses them, not by commander):', '');
       let out = '';
-      const { runHelmTemplate } = await import('../dist/cli/helm-template.js');
       runHelmTemplate(['--help'], { out: (t) => (out += t), err: () => {}, readStdin: () => Buffer.alloc(0) });
       lines.push('```', out.trimEnd(), '```', '');
       continue;

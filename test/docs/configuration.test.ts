@@ -3,21 +3,20 @@
 // and the kubeconfig loader read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
+import { runHelmTemplate } from '../../src/cli/helm-template.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const doc = readFileSync(join(root, 'docs/configuration.md'), 'utf8');
 
-void test('docs/configuration.md is what scripts/gen-config-doc.mjs makes of the code', () => {
-  try {
-    execFileSync(process.execPath, [join(root, 'scripts/gen-config-doc.mjs'), '--check'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (e) {
-    assert.fail((e as { stderr: string }).stderr);
-  }
+void test('docs/configuration.md is what scripts/gen-config-doc.mjs makes of the sources', async () => {
+  const script = join(root, 'scripts/gen-config-doc.mjs');
+  const { configurationDoc } = (await import(script)) as { configurationDoc: (impl: object) => Promise<string> };
+  const fresh = await configurationDoc({ buildProgram, runHelmTemplate });
+  assert.ok(doc === fresh, 'docs/configuration.md is stale: run npm run build, then node scripts/gen-config-doc.mjs');
 });
 
 void test('every command and every flag is in it', () => {
