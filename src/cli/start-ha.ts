@@ -108,7 +108,10 @@ export class HaMode {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
-    if (won) this.elector.keepLeading((reason) => void this.lost(reason));
+    if (won) {
+      this.log.info({ identity: this.settings.identity }, 'HA mode: leading');
+      this.elector.keepLeading((reason) => void this.lost(reason));
+    }
     return won;
   }
 

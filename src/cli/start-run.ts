@@ -1,6 +1,6 @@
 /** What `addon-operator start` runs: the operator, wired to the real Kubernetes and Helm layers. */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { KubeConfig } from '../kube/kube-config.js';
 import type { Logger } from 'pino';
 import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
@@ -30,6 +30,7 @@ import { RuntimeParams } from '../operator/runtime-params.js';
 import { BadRequestError, DebugServer } from '../server/debug-server.js';
 import { DEFAULT_DEBUG_SOCKET } from './debug.js';
 import type { StartOptions } from './start.js';
+import { ConsoleProgress } from './start-console.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 const LOG_TYPES = ['json', 'text', 'color'];
@@ -115,7 +116,8 @@ export async function runStart(opts: StartOptions): Promise<void> {
   const withoutDirs = sandboxWithoutDirs(opts);
   const checked = checkOptions(opts);
   const ha = haSettings(process.env, opts.sandbox);
-  const log = createLogger({ level: opts.logLevel as LogLevel, type: opts.logType as LogType, noTime: opts.logNoTime });
+  const progress = opts.logFile ? new ConsoleProgress((text) => process.stdout.write(text)) : undefined;
+  const log = createLogger({ level: opts.logLevel as LogLevel, type: opts.logType as LogType, noTime: opts.logNoTime, ...logDestination(opts.logFile, progress) });
   if (withoutDirs) log.info(withoutDirs);
 
   // the HTTP server answers probes from the start: /readyz says 503 until the first converge is done
@@ -140,7 +142,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
       if (!(await haMode.lead())) return;
     }
     try {
-      await loadAndRun(opts, checked, { log, metrics, hookMetrics, kc, created: (op) => (operator = op) });
+      await loadAndRun(opts, checked, { log, metrics, hookMetrics, kc, created: (op) => (operator = op), console: progress && { progress, http: http.address } });
     } finally {
       await haMode?.release();
     }
@@ -150,8 +152,22 @@ export async function runStart(opts: StartOptions): Promise<void> {
   }
 }
 
+/** --log-file: the log appended to the file (written synchronously: nothing is lost at exit), its records shown on the console. */
+function logDestination(path: string | undefined, progress: ConsoleProgress | undefined) {
+  if (!path || !progress) return {};
+  let fd: number;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    fd = openSync(path, 'a');
+  } catch (e) {
+    throw new UserError(`--log-file ${path}: ${errorMessage(e)}`);
+  }
+  progress.write(`addon-operator starting; the full log is in ${path}\n`);
+  return { write: (line: string) => void writeSync(fd, line), onRecord: (r: Record<string, unknown>) => progress.record(r) };
+}
+
 type Checked = ReturnType<typeof checkOptions>;
-type Wiring = Pick<RunContext, 'log' | 'metrics' | 'hookMetrics' | 'created' | 'kc'>;
+type Wiring = Pick<RunContext, 'log' | 'metrics' | 'hookMetrics' | 'created' | 'kc' | 'console'>;
 
 async function loadAndRun(opts: StartOptions, checked: Checked, wiring: Wiring): Promise<void> {
   const { hookTimeoutMs, shutdownMs, historyMax, unnumberedOrder, parallelModuleRuns } = checked;
@@ -202,9 +218,11 @@ interface RunContext {
   hookMetrics: HookMetricsStorage;
   /** Called with the operator as soon as it exists (the HTTP server reads it). */
   created: (operator: Operator) => void;
+  /** --log-file: the console's progress, and the HTTP server's address for its block of things to try. */
+  console: { progress: ConsoleProgress; http: { host: string; port: number } } | undefined;
 }
 
-async function runOperator(opts: StartOptions, { checked, log, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns, metrics, hookMetrics, created, kc: madeKc }: RunContext): Promise<void> {
+async function runOperator(opts: StartOptions, { checked, log, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns, metrics, hookMetrics, created, kc: madeKc, console }: RunContext): Promise<void> {
   const kc = madeKc ?? mainClient(opts, checked, sandbox);
   if (sandbox) await ensureNamespace(kc, namespace);
 
@@ -233,6 +251,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
   });
   created(operator);
   const debug = await startDebugSocket(opts, operator, log);
+  const debugSocket = debug.path;
   const stopped = stopOnSignals(operator, log, shutdownMs, () => debug.stop());
   log.info({ namespace, modules: manager.set.modules.length, globalHooks: manager.globalHooks.length }, 'operator starting');
   try {
@@ -244,7 +263,10 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
   }
   void operator.converge
     .whenFirstDone()
-    .then(() => log.info({ enabledModules: manager.enabledModules, kubeConnections: connectionStats() }, 'startup converge done'));
+    .then(() => {
+      log.info({ enabledModules: manager.enabledModules, kubeConnections: connectionStats() }, 'startup converge done');
+      console?.progress.ready({ kubeconfig: sandbox?.kubeconfigPath ?? (opts.kubeConfig || undefined), sandbox: !!sandbox, namespace, configMap: opts.configMap, http: console.http, debugSocket, logFile: opts.logFile! });
+    });
   await stopped;
   log.info('operator stopped');
 }
@@ -254,7 +276,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
  * signal, or the grace period running out, ends the process at once (128 + signal number).
  */
 /** The debug socket of the debug commands, with the runtime parameter `log.level`. */
-async function startDebugSocket(opts: StartOptions, operator: Operator, log: Logger): Promise<{ stop(): Promise<void> }> {
+async function startDebugSocket(opts: StartOptions, operator: Operator, log: Logger): Promise<{ path: string; stop(): Promise<void> }> {
   const path = opts.debugUnixSocket ?? (opts.sandbox ? join('.sandbox', 'debug.socket') : DEFAULT_DEBUG_SOCKET);
   const params = new RuntimeParams();
   params.register({
@@ -275,6 +297,7 @@ async function startDebugSocket(opts: StartOptions, operator: Operator, log: Log
   await server.start();
   log.info({ socket: path }, 'debug socket listening');
   return {
+    path,
     stop: async () => {
       params.stop();
       await server.stop();

@@ -31,6 +31,7 @@ export interface StartOptions {
   logType: string;
   logNoTime: boolean;
   logProxyHookJson: boolean;
+  logFile?: string;
   debugKeepTmpFiles: boolean;
   listenAddress?: string;
   listenPort: string;
@@ -74,6 +75,7 @@ export function registerStart(program: Command): Command {
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error').default(fromEnv(['LOG_LEVEL'], 'info')))
     .addOption(new Option('--log-type <type>', 'json, text or color').default(fromEnv(['LOG_TYPE'], 'text')))
     .option('--log-no-time', 'no timestamps in logs', envBool(['LOG_NO_TIME']))
+    .option('--log-file <path>', 'write the log to this file (appended) instead of stdout; stdout then shows one short line per step, and what to try once converged')
     .option('--log-proxy-hook-json', "merge hooks' JSON log lines into the log records", envBool(['LOG_PROXY_HOOK_JSON']))
     .option('--debug-keep-tmp-files', "keep hook runs' directories", envBool(['DEBUG_KEEP_TMP_FILES']))
     .option('--listen-address <addr>', 'address of the HTTP server: probes, metrics, status (default 0.0.0.0; 127.0.0.1 with --sandbox)', fromEnv(['ADDON_OPERATOR_LISTEN_ADDRESS', 'SHELL_OPERATOR_LISTEN_ADDRESS'], '') || undefined)

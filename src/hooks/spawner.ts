@@ -74,6 +74,9 @@ process.on('message', (m) => {
   c.on('close', (code, signal) => done(k.execError || { code, signal }));
 });
 process.on('disconnect', () => { for (const k of kids.values()) killGroup(k.c, 'SIGKILL'); process.exit(0); });
+// a terminal's Ctrl-C reaches every process of the foreground group, this helper too: the operator
+// stops on it and lets running hooks finish, so the helper stays until the operator disconnects
+process.on('SIGINT', () => {});
 `;
 
 /**

@@ -17,6 +17,8 @@ export interface LoggerOptions {
   noTime?: boolean;
   /** Where lines go (default: stdout). */
   write?: (line: string) => void;
+  /** Also receives every record written, as an object (the console progress of `start --log-file`). */
+  onRecord?: (record: Record<string, unknown>) => void;
 }
 
 const COLORS: Record<string, string> = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
@@ -44,7 +46,16 @@ function textDestination(write: (line: string) => void, color: boolean): Destina
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const write = opts.write ?? ((line: string) => process.stdout.write(line));
   const type = opts.type ?? 'text';
-  const destination: DestinationStream = type === 'json' ? { write } : textDestination(write, type === 'color');
+  const lines: DestinationStream = type === 'json' ? { write } : textDestination(write, type === 'color');
+  const onRecord = opts.onRecord;
+  const destination: DestinationStream = onRecord
+    ? {
+        write(record: string) {
+          lines.write(record);
+          onRecord(JSON.parse(record) as Record<string, unknown>);
+        },
+      }
+    : lines;
   return pino(
     {
       level: opts.level ?? 'info',

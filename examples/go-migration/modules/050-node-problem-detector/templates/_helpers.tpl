@@ -1,0 +1,4 @@
+{{- define "npd.labels" }}
+app: node-problem-detector
+heritage: addon-operator
+{{- end }}
