@@ -74,9 +74,6 @@ process.on('message', (m) => {
   c.on('close', (code, signal) => done(k.execError || { code, signal }));
 });
 process.on('disconnect', () => { for (const k of kids.values()) killGroup(k.c, 'SIGKILL'); process.exit(0); });
-// a terminal's Ctrl-C reaches every process of the foreground group, this helper too: the operator
-// stops on it and lets running hooks finish, so the helper stays until the operator disconnects
-process.on('SIGINT', () => {});
 `;
 
 /**
@@ -176,7 +173,12 @@ class Spawner {
   private ensureHelper(): ChildProcess {
     if (this.helper?.connected) return this.helper;
     // a bare environment: no NODE_OPTIONS loaders of ours, the helper must stay small
+    // in a session of its own: a terminal's Ctrl-C, which reaches every process of the foreground
+    // group, must reach neither the helper nor a hook it is starting (a child is in the helper's
+    // group until its setsid); the operator stops on the signal and lets running hooks finish, and
+    // the helper ends when the operator disconnects
     const helper = spawn(process.execPath, ['--max-old-space-size=64', '-e', HELPER, findWrapper()], {
+      detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { PATH: process.env.PATH ?? '' },
     });
