@@ -130,7 +130,7 @@ test('quick start from a fresh clone: npm ci, npm start, kubectl, a ConfigMap ed
   // Ctrl-C: a clean stop, exit code 0, nothing printed by npm about a failure
   op.ctrlC();
   assert.equal(await op.exited, 'stopped', op.output());
-  assert.match(op.output(), /\d stopping: running tasks may finish, nothing new starts\n(.*\n)*\d\d operator stopped\n$/);
+  assert.match(op.output(), /\d stopping: running tasks may finish, nothing new starts\n(.*\n)*[\d:]+ operator stopped\n$/);
   assert.doesNotMatch(op.output(), /npm (ERR|error)|Error:|second signal|EPIPE/);
   assert.ok(existsSync(join(dir, '.sandbox/operator.log')));
   const logged = readFileSync(join(dir, '.sandbox/operator.log'), 'utf8');
