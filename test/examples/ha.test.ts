@@ -67,7 +67,7 @@ test('examples/ha', async () => {
   await waitFor(() => leaderOf() !== undefined, 'a replica to lead and converge', 180_000);
   const leader = leaderOf()!;
   const standby = leader === '1' ? '2' : '1';
-  assert.match(out, new RegExp(`^\\[replica-${standby}\\] \\S+ HA mode: waiting for the leader lease$`, 'm'));
+  await waitFor(() => new RegExp(`^\\[replica-${standby}\\] \\S+ HA mode: waiting for the leader lease$`, 'm').test(out), 'the other replica to stand by');
   assert.doesNotMatch(out, new RegExp(`^\\[replica-${standby}\\] \\S+ HA mode: leading$`, 'm'), 'one leader at a time');
   kc.loadFromFile(join(state, 'kubeconfig'));
   const cm = await requestJson<{ data: Record<string, string> }>(kc, 'GET', '/api/v1/namespaces/addons/configmaps/hello');
