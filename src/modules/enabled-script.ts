@@ -3,8 +3,8 @@
  * `global.enabledModules`), $CONFIG_VALUES_PATH and $MODULE_ENABLED_RESULT, where it writes `true` or
  * `false`. Anything else — a non-zero exit, a timeout, another answer — is an error naming the module.
  */
-import { readFileSync } from 'node:fs';
 import { UserError } from '../util/errors.js';
+import { LIMITS, readFileLimited } from '../util/limits.js';
 import { RunDir, describeExit, runProcess } from '../hooks/process.js';
 import type { ValuesStore } from '../values/index.js';
 import type { Module } from './module-set.js';
@@ -28,14 +28,15 @@ export async function runEnabledScript(module: Module, enabledSoFar: readonly st
       CONFIG_VALUES_PATH: dir.write('config_values.json', JSON.stringify(opts.store.moduleHookConfigValues(key))),
       MODULE_ENABLED_RESULT: dir.file(`${module.def.name}.module-enabled-result`),
     };
-    const stdoutLines: string[] = [];
+    // only the last line can be an answer: a script printing much keeps no more than that
+    let lastLine: string | undefined;
     const r = await runProcess({
       file: script,
       cwd: module.def.path,
       env,
       timeoutMs: opts.timeoutMs,
       onStdoutLine: (l) => {
-        stdoutLines.push(l);
+        lastLine = l;
         opts.log?.(module.def.name, 'stdout', l);
       },
       onStderrLine: (l) => opts.log?.(module.def.name, 'stderr', l),
@@ -44,10 +45,10 @@ export async function runEnabledScript(module: Module, enabledSoFar: readonly st
       const tail = r.stderrTail.length ? `; stderr: ${r.stderrTail.slice(-5).join(' | ')}` : '';
       throw new UserError(`module ${module.def.name}: enabled script ${script} failed: ${describeExit(r, opts.timeoutMs)}${tail}`);
     }
-    let wrote = readFileSync(env.MODULE_ENABLED_RESULT, 'utf8').trim();
+    let wrote = readFileLimited(env.MODULE_ENABLED_RESULT, LIMITS.enabledResult, `module ${module.def.name}: enabled script ${script}: $MODULE_ENABLED_RESULT`).trim();
     // MODULES.md's example prints its answer instead of writing the file: accept exactly that
-    if (wrote === '' && stdoutLines.length > 0) {
-      const last = stdoutLines[stdoutLines.length - 1]!.trim();
+    if (wrote === '' && lastLine !== undefined) {
+      const last = lastLine.trim();
       if (last === 'true' || last === 'false') wrote = last;
     }
     if (wrote === 'true') return true;

@@ -20,6 +20,8 @@ export const LIMITS = {
   metrics: 4 * MiB,
   /** A hook's $KUBERNETES_PATCH_PATH (objects to create may be large: CRDs, bundles). */
   kubernetesPatch: 32 * MiB,
+  /** An `enabled` script's $MODULE_ENABLED_RESULT: "true" or "false". */
+  enabledResult: 64 * 1024,
 } as const;
 
 /** `1 MiB`, `4.5 MiB`, `900 KiB`, `12 bytes`. */

@@ -91,4 +91,11 @@ test('a failing, hanging or babbling enabled script is an error naming the modul
   await assert.rejects(decide({ ...base, 'modules/broken/enabled': '#!/bin/sh\necho maybe > $MODULE_ENABLED_RESULT\n' }), /module broken: enabled script .* wrote "maybe" to \$MODULE_ENABLED_RESULT; it must write "true" or "false"/);
   await assert.rejects(decide({ ...base, 'modules/broken/enabled': '#!/bin/sh\ntrue\n' }), /wrote nothing to \$MODULE_ENABLED_RESULT/);
   await assert.rejects(decide({ ...base, 'modules/broken/enabled': '#!/bin/sh\nexec sleep 30\n' }, {}, 300), /module broken: enabled script .* timed out after 0\.3s/);
+  // a result file beyond 64 KiB is refused unread
+  await assert.rejects(
+    decide({ ...base, 'modules/broken/enabled': '#!/bin/sh\nhead -c 65537 /dev/zero | tr "\\0" " " > $MODULE_ENABLED_RESULT\n' }),
+    /^UserError: module broken: enabled script .*enabled: \$MODULE_ENABLED_RESULT is too large: 65537 bytes, more than its limit of 64 KiB; refused$/,
+  );
+  // 20 MB of stdout, the answer on the last line: taken (only that line is kept)
+  assert.equal((await decide({ ...base, 'modules/broken/enabled': '#!/bin/sh\nhead -c 20000000 /dev/zero | tr "\\0" "x" | fold -w 1000\necho\necho true\n' })).decisions[0]!.enabled, true);
 });
