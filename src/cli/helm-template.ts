@@ -419,6 +419,7 @@ export function runHelmTemplate(argv: readonly string[], io: HelmTemplateIO): nu
         includeCrds: p.bool.get('include-crds') ?? false,
         skipTests,
         disableHooks,
+        skipSchemaValidation: p.bool.get('skip-schema-validation') ?? false,
         warn: (m) => io.err(`${m}\n`),
       });
     } catch (e) {

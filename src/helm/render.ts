@@ -15,6 +15,7 @@ import { ChartObject } from './chart-object.js';
 import { defaultCapabilities, type Capabilities } from './capabilities.js';
 import { templateFiles } from './files.js';
 import { INSTALL_ORDER, goTrimSpace, sortManifests, sourceBlock, type Hook, type Manifest } from './manifests.js';
+import { SCHEMA_HEADER, schemaErrors } from './schema.js';
 import { coalesceValues, processDependencies, valuesTable, type Warn } from './values.js';
 
 export interface RenderOptions {
@@ -32,6 +33,8 @@ export interface RenderOptions {
   skipTests?: boolean;
   /** `helm template --no-hooks`: no hooks in the output. */
   disableHooks?: boolean;
+  /** `helm template --skip-schema-validation`: values.schema.json files are not checked. */
+  skipSchemaValidation?: boolean;
   /** `lookup` in templates; without it an empty map (as `helm template`). */
   lookup?: (apiVersion: string, kind: string, namespace: string, name: string) => unknown;
   warn?: Warn;
@@ -132,15 +135,20 @@ export function renderTemplateFiles(loaded: Chart, givenValues: JsonObject, opti
   const warn = options.warn ?? (() => {});
   const caps = options.capabilities ?? defaultCapabilities();
   const chart = processDependencies(loaded, givenValues, warn);
-  const kubeVersion = chart.metadata.kubeVersion;
-  if (kubeVersion && !compatible(kubeVersion, caps.KubeVersion.Version)) {
-    throw new RenderPhaseError(`chart requires kubeVersion: ${kubeVersion} which is incompatible with Kubernetes ${caps.KubeVersion.Version}`);
-  }
   let values: JsonObject;
   try {
     values = coalesceValues(chart, givenValues, warn);
   } catch (e) {
     throw new UserError((e as Error).message, { cause: e });
+  }
+  // Helm's ToRenderValuesWithSchemaValidation, before renderResources checks the kubeVersion
+  if (!options.skipSchemaValidation) {
+    const errors = schemaErrors(chart, values);
+    if (errors !== undefined) throw new UserError(SCHEMA_HEADER + errors);
+  }
+  const kubeVersion = chart.metadata.kubeVersion;
+  if (kubeVersion && !compatible(kubeVersion, caps.KubeVersion.Version)) {
+    throw new RenderPhaseError(`chart requires kubeVersion: ${kubeVersion} which is incompatible with Kubernetes ${caps.KubeVersion.Version}`);
   }
   const isUpgrade = options.isUpgrade ?? false;
   const top = {
