@@ -7,6 +7,8 @@
  * one stored on the last deployed revision (release label `moduleChecksum`, where the Go operator
  * keeps its own) and every object of that revision still exists (LIFECYCLE-STEPS step 5).
  */
+import { readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '../kube/kube-config.js';
 import { KindNotServedError, type RestMapper } from '../kube/mapper.js';
@@ -55,6 +57,13 @@ export interface HelmReleasesOptions {
   applyConcurrency?: number;
   /** How long a Helm hook's Job or Pod, or its deletion, is waited for (`--helm-timeout`, default 20 min). */
   hookTimeoutMs?: number;
+  /**
+   * crds/ as Helm treats it (`helm`, the default: created when absent, never changed, `skipCrds`
+   * honoured), or as the Go operator does (`module`): Helm is told SkipCRDs, and the module's
+   * `.yaml` files under `crds/` (but `doc-` and `_` ones; subcharts' crds/ never) are created or updated before the
+   * release, as its ModuleEnsureCRDs task does.
+   */
+  crds?: 'helm' | 'module';
   /** How long discovered capabilities are reused (default 30 s). */
   capabilitiesTtlMs?: number;
   log?: ReleaseLog;
@@ -106,6 +115,7 @@ export class HelmReleases {
   private readonly capabilitiesTtlMs: number;
   private readonly applyConcurrency: number;
   private readonly hooks: HookRunner;
+  private readonly crdMode: 'helm' | 'module';
   private capabilities?: { at: number; value: Promise<Capabilities> };
   /** One operation at a time per release. */
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -119,6 +129,7 @@ export class HelmReleases {
     this.extraLabels = options.extraLabels ?? {};
     this.capabilitiesTtlMs = options.capabilitiesTtlMs ?? 30_000;
     this.applyConcurrency = Math.max(1, options.applyConcurrency ?? 8);
+    this.crdMode = options.crds ?? 'helm';
     this.hooks = new HookRunner({
       kc: options.kc,
       mapper: options.mapper,
@@ -226,7 +237,9 @@ export class HelmReleases {
     const lookup = new ClusterLookup(this.options.kc, this.options.mapper);
     const probe = await renderLooking(lookup, (fn) => this.probeRender(chart, req, capabilities, fn));
     step('template');
-    const checksum = checksumJson({ values, manifest: probe.manifest });
+    // the module's CRD files count as the release's content (a changed file is applied by the next run)
+    const moduleCrds = this.crdMode === 'module' ? moduleCrdFiles(req.chartDir) : [];
+    const checksum = checksumJson(moduleCrds.length ? { values, manifest: probe.manifest, crds: moduleCrds } : { values, manifest: probe.manifest });
     if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
       const absent = await this.absent(deployed);
       step('check-upgrade');
@@ -244,7 +257,7 @@ export class HelmReleases {
     await this.store.create(record);
     const upgrade = previous !== undefined;
     try {
-      const crdsInstalled = req.skipCrds ? false : await this.installCrds(rendered, name);
+      const crdsInstalled = this.crdMode === 'module' ? await this.ensureModuleCrds(moduleCrds, name) : req.skipCrds ? false : await this.installCrds(rendered, name);
       await this.runHooks(record, upgrade ? 'pre-upgrade' : 'pre-install');
       await this.applyAll(record, rendered, crdsInstalled);
       // objects of the replaced revisions that the chart no longer renders
@@ -341,6 +354,27 @@ export class HelmReleases {
       }
     }
     return installed;
+  }
+
+  /**
+   * The Go operator's ModuleEnsureCRDs (module-sdk's crd-installer): each CustomResourceDefinition
+   * of the module's crd files created or updated, with the extra labels. True when there was one.
+   */
+  private async ensureModuleCrds(files: { path: string; text: string }[], release: string): Promise<boolean> {
+    let applied = false;
+    for (const file of files) {
+      const docs = splitManifests(file.text).map((content) => ({ name: file.path, content }));
+      for (const o of manifestObjects(docs)) {
+        if (o.kind !== 'CustomResourceDefinition') continue;
+        try {
+          await this.objects.apply(await this.objects.placeOrFail(o, ''), { labels: { ...this.extraLabels }, annotations: {} });
+        } catch (e) {
+          throw new Error(`release ${release}: applying ${o.kind} ${o.name} (${o.source}) failed: ${apiMessage(e)}`, { cause: e });
+        }
+        applied = true;
+      }
+    }
+    return applied;
   }
 
   private async applyAll(record: Release, rendered: RenderResult, crdsInstalled = false): Promise<void> {
@@ -473,6 +507,29 @@ const oneLine = (text: string): string =>
     .replace(/\d+ errors? occurred:\n\t\* /g, '')
     .replace(/\n\t\* /g, '; ')
     .trim();
+
+/** The Go operator's `--crd-filters` default: crd files whose name starts with these are skipped. */
+const CRD_FILTER_PREFIXES = ['doc-', '_'];
+
+/** The `.yaml` files under the module's crds/ as the Go operator lists them (getCRDsFromPath), in walk order. */
+function moduleCrdFiles(moduleDir: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  const walk = (dir: string, rel: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return; // no crds/
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) walk(full, `${rel}/${e.name}`);
+      else if (extname(e.name) === '.yaml' && !CRD_FILTER_PREFIXES.some((p) => e.name.startsWith(p))) out.push({ path: `${rel}/${e.name}`, text: readFileSync(full, 'utf8') });
+    }
+  };
+  walk(join(moduleDir, 'crds'), 'crds');
+  return out;
+}
 
 /** `.Release` other than Name, Namespace and Service (Revision, IsUpgrade, IsInstall, or the whole object). */
 const RELEASE_FIELDS = /Release(?!\.(?:Name|Namespace|Service)\b)/;
