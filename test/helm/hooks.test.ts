@@ -1,5 +1,5 @@
 // Helm hooks against the sandbox: each phase, weights, delete policies, waits on Jobs and Pods,
-// failures recorded as Helm records them, uninstall. The sandbox runs no controllers: a small
+// failures recorded as Helm records them, uninstall, and a failing hook under the operator. The sandbox runs no controllers: a small
 // "controller" here watches Jobs and Pods and sets their status as each test tells it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +9,10 @@ import { Informer, type KubeObject } from '../../src/kube/informer.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload } from './helpers.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { sandboxPorts } from '../helpers/sandbox-ports.js';
+import { scenario, settle, until } from '../operator/helpers.js';
+import { until as eventually } from '../reliability/helpers.js';
 
 const NS = 'apps';
 
@@ -19,11 +23,11 @@ type Outcome = 'Complete' | 'Failed' | 'hold';
  * Succeeded/Failed) or hold (left running). Records what was created, in order, and what existed at
  * that moment.
  */
-async function fakeController(t: { after: (fn: () => Promise<void>) => void }, kc: KubeConfig, outcome: (name: string) => Outcome, probe: () => Promise<string>) {
+async function fakeController(t: { after: (fn: () => Promise<void>) => void }, kc: KubeConfig, outcome: (name: string) => Outcome, probe: () => Promise<string>, ns = NS) {
   const created: string[] = [];
   const seenAt: Record<string, string> = {};
   const informers = (['jobs', 'pods'] as const).map((resource) => {
-    const path = resource === 'jobs' ? `/apis/batch/v1/namespaces/${NS}/jobs` : `/api/v1/namespaces/${NS}/pods`;
+    const path = resource === 'jobs' ? `/apis/batch/v1/namespaces/${ns}/jobs` : `/api/v1/namespaces/${ns}/pods`;
     const act = async (o: KubeObject) => {
       const name = o.metadata!.name!;
       created.push(`${resource === 'jobs' ? 'Job' : 'Pod'}/${name}`);
@@ -78,7 +82,7 @@ spec:
       restartPolicy: Never
       containers:
       - name: run
-        image: busybox:{{ .Values.tag }}
+        image: busybox:{{ .Values.tag | default "1" }}
 `;
 }
 
@@ -224,4 +228,51 @@ test('hooks: hook-failed deletes a failed hook, a Pod that fails, a timeout, and
   await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/configmaps`, {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken' } });
   const taken = chart({ 'templates/taken.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: taken\n  annotations:\n    "helm.sh/hook": pre-install\n    "helm.sh/hook-delete-policy": hook-succeeded\n' });
   await assert.rejects(helm.upgradeInstall({ release: 'd', namespace: NS, chartDir: taken, values: {} }), /^Error: release d: failed pre-install: warning: Hook pre-install x\/templates\/taken\.yaml failed: .*already exists/);
+});
+
+test('hooks under the operator: a failing pre-upgrade hook fails the module run, the run is retried (the failed Job replaced) and recovers once the hook succeeds', async (t) => {
+  const OPNS = 'addons';
+  const sandbox = await startSandbox({
+    seedObjects: [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPNS } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace: OPNS }, data: {} },
+    ],
+  });
+  t.after(() => sandbox.stop());
+  const ports = sandboxPorts(sandbox.kubeconfigPath, OPNS);
+  let failing = false;
+  const { created } = await fakeController(t, ports.kc, (name) => (failing && name === 'migrate' ? 'Failed' : 'Complete'), async () => '', OPNS);
+  const s = await scenario({
+    files: () => ({
+      'modules/values.yaml': 'alphaEnabled: true\nalpha:\n  x: "1"\n',
+      'modules/001-alpha/Chart.yaml': 'name: alpha\nversion: 0.1.0\n',
+      'modules/001-alpha/openapi/config-values.yaml': 'type: object\nproperties:\n  x:\n    type: string\n',
+      'modules/001-alpha/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: alpha-out\ndata:\n  x: {{ .Values.alpha.x | quote }}\n',
+      'modules/001-alpha/templates/migrate.yaml': hookJob('migrate', 'pre-upgrade', 0),
+    }),
+    operator: { kube: ports.kube, helm: ports.helm, config: ports.config, namespace: OPNS },
+  });
+  t.after(() => s.op.stop());
+  await s.op.start();
+  await s.op.converge.whenFirstDone();
+  await settle(s.op);
+  const out = async () => (await requestJson<any>(ports.kc, 'GET', `/api/v1/namespaces/${OPNS}/configmaps/alpha-out`)).data.x;
+  assert.equal(await out(), '1');
+  assert.deepEqual(created, [], 'an install runs no pre-upgrade hook');
+
+  // new values: the upgrade's hook fails, the run fails and is retried, each retry replacing the Job
+  failing = true;
+  await requestJson(ports.kc, 'PATCH', `/api/v1/namespaces/${OPNS}/configmaps/addon-operator`, {}, { data: { alpha: 'x: "2"\n' } }, 'application/merge-patch+json');
+  await until(() => created.length >= 2, 'the failed run to be retried');
+  const failed = (await releaseSecrets(ports.kc, OPNS, 'alpha')).map((r) => secretPayload(r).release);
+  assert.ok(failed.some((r) => r.info.status === 'failed' && r.info.description === 'Upgrade "alpha" failed: pre-upgrade hooks failed: 1 error occurred:\n\t* job migrate failed: BackoffLimitExceeded\n\n'));
+  assert.equal(await out(), '1', 'the release objects stay as they were');
+
+  // the hook succeeds: the next retry upgrades
+  failing = false;
+  await eventually(async () => (await out()) === '2', 'the release to recover');
+  await settle(s.op);
+  const last = (await releaseSecrets(ports.kc, OPNS, 'alpha')).at(-1);
+  assert.equal(last.metadata.labels.status, 'deployed');
+  assert.equal(secretPayload(last).release.hooks[0].last_run.phase, 'Succeeded');
 });
