@@ -34,6 +34,11 @@ const NUMBERISH = /^[-+.0-9]/;
 /** Characters a plain scalar may not start with (YAML's c-indicator), `-`, `?` and `:` included. */
 const INDICATOR = /^[-?:,[\]{}#&*!|>'"%@`]/;
 const MAX_KEY = 1000;
+/**
+ * Collections nested deeper than this are left to the library, which reads them or refuses them with
+ * its own error (util/yaml.ts: "collections nested too deeply"); the recursion here stays shallow.
+ */
+const MAX_DEPTH = 64;
 
 interface Line {
   indent: number;
@@ -44,6 +49,8 @@ interface Line {
 class Reader {
   private readonly lines: Line[];
   private pos = 0;
+  /** Collections open around the node being read, block and flow. */
+  depth = 0;
 
   constructor(
     private readonly raw: string[],
@@ -78,8 +85,13 @@ class Reader {
 
   /** The node that starts at line `l` (current position), inside a parent indented `parent`. */
   private node(l: Line, parent: number): unknown {
-    if (isSeqItem(l.text)) return this.sequence(l.indent);
-    if (keyEnd(l.text) >= 0) return this.mapping(l.indent);
+    if (isSeqItem(l.text) || keyEnd(l.text) >= 0) {
+      // a throw ends the whole read: no need to step back out of it
+      if (++this.depth > MAX_DEPTH) bail();
+      const v = isSeqItem(l.text) ? this.sequence(l.indent) : this.mapping(l.indent);
+      this.depth--;
+      return v;
+    }
     // a lone scalar (a sequence item's): one line, nothing more indented after it
     this.pos++;
     const v = this.scalarLine(l.text, parent);
@@ -248,8 +260,12 @@ class Flow {
   value(i: number): [unknown, number] {
     i = this.skip(i);
     const c = this.text[i];
-    if (c === '[') return this.seq(i + 1);
-    if (c === '{') return this.map(i + 1);
+    if (c === '[' || c === '{') {
+      if (++this.reader.depth > MAX_DEPTH) bail();
+      const v = c === '[' ? this.seq(i + 1) : this.map(i + 1);
+      this.reader.depth--;
+      return v;
+    }
     if (c === '"') return doubleQuoted(this.text, i);
     if (c === "'") return singleQuoted(this.text, i);
     return this.plain(i, false);

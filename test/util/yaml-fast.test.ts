@@ -201,3 +201,16 @@ void test('random block documents: the fast reader agrees with the library on ev
   // most random documents are plain block YAML: the fast reader must take them
   assert.ok(read > docs.length * 0.6, `fast reader read ${read} of ${docs.length * 2}`);
 });
+
+test('deeply nested collections are left to the library, which reads or refuses them; the fast reader never overflows', () => {
+  const flow = 'a: ' + '['.repeat(20_000) + ']'.repeat(20_000) + '\n';
+  assert.equal(fast(flow), UNSUPPORTED);
+  let block = '';
+  for (let i = 0; i < 5_000; i++) block += ' '.repeat(i) + 'k:\n';
+  assert.equal(fast(block), UNSUPPORTED);
+  assert.throws(() => parseYaml(flow, 'deep.yaml'), /deep\.yaml.*nested too deeply|nested too deeply.*deep\.yaml/s);
+  // within the bound the answer is the library's
+  const shallow = 'a: ' + '['.repeat(30) + '1' + ']'.repeat(30) + '\n';
+  assert.notEqual(fast(shallow), UNSUPPORTED);
+  assert.deepEqual(fast(shallow), full(shallow));
+});
