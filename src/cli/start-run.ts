@@ -18,6 +18,7 @@ import { HaMode, haSettings } from './start-ha.js';
 import { connectionStats } from '../kube/connections.js';
 import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metrics.js';
 import { HelmReleases } from '../helm/releases.js';
+import { DRIFT_MODES, type DriftMode } from '../helm/monitor.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { parseDuration, parseOrder, parsePort } from './env.js';
@@ -54,12 +55,15 @@ function checkOptions(opts: StartOptions) {
   if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
   if (!existsSync(opts.globalHooksDir)) throw new UserError(`global hooks dir ${opts.globalHooksDir} does not exist (--global-hooks-dir, env GLOBAL_HOOKS_DIR)`);
   if (!opts.sandbox && (opts.sandboxSeed.length || opts.sandboxKubeconfig)) throw new UserError('--sandbox-seed and --sandbox-kubeconfig need --sandbox');
+  const helmDrift = (opts.helmDrift ?? 'fix') as DriftMode;
+  if (!DRIFT_MODES.includes(helmDrift)) throw new UserError(`--helm-drift: "${opts.helmDrift}" is not one of ${DRIFT_MODES.join(', ')}`);
   return {
     unnumberedOrder: parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order'),
     hookTimeoutMs: parseDuration(opts.hookTimeout, '--hook-timeout'),
     shutdownMs: parseDuration(opts.shutdownTimeout, '--shutdown-timeout'),
     historyMax: parseOrder(opts.helmHistoryMax, '--helm-history-max'),
     helmTimeoutMs: parseDuration(opts.helmTimeout ?? '20m', '--helm-timeout'),
+    helmDrift,
     listenPort: parsePort(opts.listenPort, '--listen-port'),
     parallelModuleRuns: Math.max(1, parseOrder(opts.parallelModuleRuns ?? '1', '--parallel-module-runs')),
     kubeClient: { qps: parseQps(opts.kubeClientQps ?? '5', '--kube-client-qps'), burst: parseBurst(opts.kubeClientBurst ?? '10', '--kube-client-burst') },
@@ -236,11 +240,23 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
     createMonitor: (binding, options) => monitors.createMonitor(binding, options),
     applyOperations: (operations, options) => patcher.applyOperations(operations, options),
   };
-  const operator = new Operator({
+  const operator: Operator = new Operator({
     manager,
     namespace,
     kube,
-    helm: new HelmReleases({ kc: helmKc, mapper, historyMax, hookTimeoutMs: checked.helmTimeoutMs, crds: 'module' }),
+    helm: new HelmReleases({
+      kc: helmKc,
+      mapper,
+      historyMax,
+      hookTimeoutMs: checked.helmTimeoutMs,
+      crds: 'module',
+      log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
+      monitor: {
+        drift: checked.helmDrift,
+        onAbsent: (release, resources) => operator.helmResourcesAbsent(release, resources),
+        onDrift: (r) => metrics?.helmDrift(r.release, r.resource, r.action),
+      },
+    }),
     config: new ConfigMapSource({ kc, namespace, name: opts.configMap }),
     logger: log,
     metrics,

@@ -18,6 +18,7 @@ export interface StartOptions {
   shutdownTimeout: string;
   helmHistoryMax: string;
   helmTimeout: string;
+  helmDrift?: string;
   parallelModuleRuns: string;
   helmIgnoreRelease: string;
   kubeConfig: string;
@@ -59,6 +60,7 @@ export function registerStart(program: Command): Command {
     .option('--shutdown-timeout <duration>', 'how long a running hook may take to finish after SIGTERM', fromEnv(['ADDON_OPERATOR_SHUTDOWN_TIMEOUT'], '30s'))
     .option('--helm-history-max <n>', 'revisions kept per release (0: all)', fromEnv(['HELM_HISTORY_MAX'], '10'))
     .option('--helm-timeout <duration>', "how long a Helm hook's Job or Pod is waited for, e.g. 20m (env HELM_TIMEOUT)", fromEnv(['HELM_TIMEOUT'], '20m'))
+    .option('--helm-drift <mode>', 'a managed field of a release object changed by someone else: fix (apply the object again), warn (log it), off (env HELM_DRIFT)', fromEnv(['HELM_DRIFT'], 'fix'))
     .option(
       '--parallel-module-runs <n>',
       'modules that share an order number run this many at once (env ADDON_OPERATOR_PARALLEL_MODULE_RUNS; 1: one by one)',

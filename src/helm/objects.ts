@@ -86,6 +86,8 @@ export class ClusterObjects {
     private readonly kc: KubeConfig,
     private readonly mapper: RestMapper,
     private readonly fieldManager: string,
+    /** Told what each apply answered (the resources monitor takes the operator's field set from it). */
+    private readonly onApplied?: (p: PlacedObject, live: JsonObject) => void,
   ) {}
 
   /** Resolves the resource; undefined when the kind is not served (a CRD that is gone). */
@@ -116,7 +118,8 @@ export class ClusterObjects {
 
   /** Server-side apply with force; `extra` labels/annotations are merged into the object's. */
   async apply(p: PlacedObject, extra: { labels: Record<string, string>; annotations: Record<string, string> }): Promise<void> {
-    await this.serverSideApply(p, this.fieldManager, extra);
+    const live = await this.serverSideApply(p, this.fieldManager, extra);
+    this.onApplied?.(p, live);
   }
 
   /** What a server-side apply with force under `fieldManager` would make of the object; nothing is changed. */

@@ -23,6 +23,7 @@ import { manifestDiff } from './diff.js';
 import { renderChart, type RenderResult } from './render.js';
 import { ClusterLookup, renderLooking, type LookupFn } from './lookup.js';
 import { HookError, HookRunner, type RunHookEvent } from './hooks.js';
+import { ReleaseMonitor, type DriftMode, type DriftReport } from './monitor.js';
 
 export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
 
@@ -67,6 +68,12 @@ export interface HelmReleasesOptions {
   /** How long discovered capabilities are reused (default 30 s). */
   capabilitiesTtlMs?: number;
   log?: ReleaseLog;
+  /**
+   * Watch the objects of deployed releases (monitor.ts): absent objects raise `onAbsent` (LIFECYCLE-STEPS
+   * step 15), drifted fields are restored (`fix`, the default) or reported (`warn`); no-change runs
+   * check absence against the watches instead of reading every object.
+   */
+  monitor?: { drift?: DriftMode; onAbsent?: (release: string, resources: string[]) => void; onDrift?: (report: DriftReport) => void; burstMs?: number };
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -116,6 +123,7 @@ export class HelmReleases {
   private readonly applyConcurrency: number;
   private readonly hooks: HookRunner;
   private readonly crdMode: 'helm' | 'module';
+  private readonly monitor?: ReleaseMonitor;
   private capabilities?: { at: number; value: Promise<Capabilities> };
   /** One operation at a time per release. */
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -124,7 +132,22 @@ export class HelmReleases {
     this.log = options.log ?? { info: () => {}, warn: () => {} };
     this.now = options.now ?? (() => new Date());
     this.store = new ReleaseStore(options.kc, { warn: (m) => this.log.warn(m), now: this.now });
-    this.objects = new ClusterObjects(options.kc, options.mapper, options.fieldManager ?? 'addon-operator');
+    const fieldManager = options.fieldManager ?? 'addon-operator';
+    if (options.monitor) {
+      this.monitor = new ReleaseMonitor({
+        kc: options.kc,
+        mapper: options.mapper,
+        fieldManager,
+        ...options.monitor,
+        log: this.log,
+        reapply: (release, namespace, p) =>
+          this.locked(`${namespace}/${release}`, async () => {
+            if (this.monitor?.tracks(p)) await this.objects.apply(p, this.ownership(release, namespace));
+          }),
+      });
+    }
+    const monitor = this.monitor;
+    this.objects = new ClusterObjects(options.kc, options.mapper, fieldManager, monitor ? (p, live) => monitor.applied(p, live) : undefined);
     this.historyMax = options.historyMax ?? 10;
     this.extraLabels = options.extraLabels ?? {};
     this.capabilitiesTtlMs = options.capabilitiesTtlMs ?? 30_000;
@@ -143,11 +166,24 @@ export class HelmReleases {
   }
 
   upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
-    return this.locked(`${request.namespace}/${request.release}`, () => this.doUpgradeInstall(request));
+    return this.locked(`${request.namespace}/${request.release}`, () => this.monitoredUpgradeInstall(request));
   }
 
   uninstall(release: string, namespace: string): Promise<boolean> {
-    return this.locked(`${namespace}/${release}`, () => this.doUninstall(release, namespace));
+    return this.locked(`${namespace}/${release}`, async () => {
+      await this.monitor?.forget(release, namespace);
+      return this.doUninstall(release, namespace);
+    });
+  }
+
+  /** What the resources monitor watches, per release: `ns/Kind/name` of each object. */
+  watched(): Record<string, string[]> {
+    return this.monitor?.watched() ?? {};
+  }
+
+  /** Stops the resources monitor's watches. */
+  async stop(): Promise<void> {
+    await this.monitor?.stop();
   }
 
   listReleases(namespace: string): Promise<string[]> {
@@ -212,6 +248,23 @@ export class HelmReleases {
     return this.capabilities.value;
   }
 
+  /** The monitor leaves the release alone during the run, then watches what its deployed revision owns. */
+  private async monitoredUpgradeInstall(req: ReleaseRequest): Promise<ReleaseOutcome> {
+    const monitor = this.monitor;
+    if (!monitor) return this.doUpgradeInstall(req);
+    monitor.pause(req.release, req.namespace);
+    try {
+      const outcome = await this.doUpgradeInstall(req);
+      if (outcome === 'unchanged' && monitor.isTracking(req.release, req.namespace)) return outcome;
+      const deployed = (await this.store.history(req.release, req.namespace)).filter((r) => r.info.status === 'deployed').at(-1);
+      // not awaited: a watch that cannot list yet must not hold the module run
+      if (deployed) void monitor.track(req.release, req.namespace, await this.placedObjects(deployed.manifest, req.namespace));
+      return outcome;
+    } finally {
+      monitor.resume(req.release, req.namespace);
+    }
+  }
+
   private async doUpgradeInstall(req: ReleaseRequest): Promise<ReleaseOutcome> {
     const { release: name, namespace, values } = req;
     let stepStarted = performance.now();
@@ -241,7 +294,7 @@ export class HelmReleases {
     const moduleCrds = this.crdMode === 'module' ? moduleCrdFiles(req.chartDir) : [];
     const checksum = checksumJson(moduleCrds.length ? { values, manifest: probe.manifest, crds: moduleCrds } : { values, manifest: probe.manifest });
     if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
-      const absent = await this.absent(deployed);
+      const absent = this.monitor?.absent(name, namespace) ?? (await this.absent(deployed));
       step('check-upgrade');
       if (absent.length === 0) return 'unchanged';
       this.log.info(`release ${name}: ${absent.length} object(s) absent (${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', ...' : ''}), upgrading`);
@@ -378,10 +431,7 @@ export class HelmReleases {
   }
 
   private async applyAll(record: Release, rendered: RenderResult, crdsInstalled = false): Promise<void> {
-    const extra = {
-      labels: { ...this.extraLabels, 'app.kubernetes.io/managed-by': 'Helm' },
-      annotations: { 'meta.helm.sh/release-name': record.name, 'meta.helm.sh/release-namespace': record.namespace },
-    };
+    const extra = this.ownership(record.name, record.namespace);
     let appliedCrd = crdsInstalled;
     for (const batch of kindBatches(manifestObjects(rendered.manifests))) {
       const afterCrd = appliedCrd;
@@ -400,6 +450,14 @@ export class HelmReleases {
       const what = failed.map(({ o, e }) => `applying ${o.kind} ${o.namespace || record.namespace}/${o.name} (${o.source}) failed: ${apiMessage(e)}`);
       throw new Error(`release ${record.name}: ${what.join('; ')}`, { cause: failed[0]!.e });
     }
+  }
+
+  /** Helm's ownership metadata and the extra labels, added to every object of a release. */
+  private ownership(release: string, namespace: string) {
+    return {
+      labels: { ...this.extraLabels, 'app.kubernetes.io/managed-by': 'Helm' },
+      annotations: { 'meta.helm.sh/release-name': release, 'meta.helm.sh/release-namespace': namespace },
+    };
   }
 
   /** A kind defined by a CRD of this same release may take a few seconds to be served. */

@@ -140,6 +140,8 @@ export class OperatorMetrics {
       convergenceTotal: counter('convergence_total', 'Finished converges', ['activation']),
       moduleHelmSeconds: histogram('module_helm_seconds', 'Duration of the Helm phase of a module run', ['module', 'activation']),
       helmOperationSeconds: histogram('helm_operation_seconds', 'Duration of Helm operations', ['module', 'activation', 'operation']),
+      absentResources: counter('modules_absent_resources_total', 'Objects of a module release found absent by the resources monitor', ['module', 'resource']),
+      helmDrift: counter('modules_helm_drift_total', 'Objects of a module release whose managed fields another field manager changed', ['module', 'resource', 'action']),
       taskWait: counter('task_wait_in_queue_seconds_total', 'Time tasks waited in their queue', ['module', 'hook', 'binding', 'queue']),
       jqFilterSeconds: histogram('kube_jq_filter_duration_seconds', 'Duration of jqFilter runs of kubernetes bindings', KUBE_LABELS),
       kubeEventSeconds: histogram('kube_event_duration_seconds', 'Duration of handling a Kubernetes event', KUBE_LABELS),
@@ -250,7 +252,15 @@ export class OperatorMetrics {
     this.m.moduleHelmSeconds.observe([module, activation], seconds);
   }
 
-  helmOperation(module: string, activation: string, operation: 'template' | 'check-upgrade' | 'upgrade', seconds: number): void {
+  absentResource(module: string, resource: string): void {
+    this.m.absentResources.inc([module, resource]);
+  }
+
+  helmDrift(module: string, resource: string, action: 'fixed' | 'reported'): void {
+    this.m.helmDrift.inc([module, resource, action]);
+  }
+
+    helmOperation(module: string, activation: string, operation: 'template' | 'check-upgrade' | 'upgrade', seconds: number): void {
     this.m.helmOperationSeconds.observe([module, activation, operation], seconds);
   }
 

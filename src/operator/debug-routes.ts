@@ -79,7 +79,10 @@ export function registerDebugRoutes(server: DebugServer, rt: Runtime, params: Ru
       if (r.format === 'text') return moduleListText(rt);
       return { enabledModules: [...rt.manager.enabledModules].sort(), modules: moduleStates(rt).map(({ name, enabled, state, reason }) => ({ name, enabled, state, reason })) };
     }, FORMATS)
-    .get('/module/resource-monitor.{format}', () => Object.fromEntries(rt.manager.enabledModules.map((n) => [n, 'No monitor'])), STRUCTURED)
+    .get('/module/resource-monitor.{format}', () => {
+      const watched = rt.opts.helm.watched?.() ?? {};
+      return Object.fromEntries(rt.manager.enabledModules.map((n) => [n, watched[n] ?? 'No monitor']));
+    }, STRUCTURED)
     .get('/module/{name}/{type:(config|values)}.{format}', (r) => {
       const m = module(r.params.name!);
       const scope = m.values;

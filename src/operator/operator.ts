@@ -171,12 +171,24 @@ export class Operator {
       await this.opts.config?.stop();
       await this.queues.stop();
       await Promise.all(this.allHooks().map((h) => this.rt.bindingsOf(h).disable()));
+      await this.opts.helm.stop?.();
       await RunDir.settled();
     })();
     return this.stopping;
   }
 
-  private allHooks(): Hook[] {
+  /**
+   * The resources monitor found objects of the module's release absent (LIFECYCLE-STEPS step 15): a
+   * ModuleRun without start-up hooks, unless one is waiting.
+   */
+  helmResourcesAbsent(module: string, resources: readonly string[]): void {
+    if (this.stopping || !this.opts.manager.enabledModules.includes(module)) return;
+    for (const resource of resources) this.opts.metrics?.absentResource(module, resource);
+    this.log.info({ module, resources }, 'helm resources absent, the module will run again');
+    this.rt.requestModuleRun(module, 'HelmResources-Absent');
+  }
+
+    private allHooks(): Hook[] {
     return [...this.opts.manager.globalHooks, ...this.opts.manager.loadedModuleHooks()];
   }
 

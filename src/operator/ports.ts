@@ -94,4 +94,8 @@ export interface HelmPort {
   diff(request: ReleaseRequest): Promise<string>;
   /** Objects of the last deployed revision that are missing from the cluster (`Kind namespace/name`). */
   absentObjects(release: string, namespace: string): Promise<string[]>;
+  /** What the resources monitor watches, per release (`ns/Kind/name`); absent: no monitor. */
+  watched?(): Record<string, string[]>;
+  /** Stops the resources monitor (at the operator's stop). */
+  stop?(): Promise<void>;
 }

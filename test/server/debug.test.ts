@@ -75,7 +75,7 @@ const GOLDEN: Record<string, string> = {
   '/module/echo/render?diff=true': 'No diff found',
   '/module/spare/render': '---\n# Source: off/templates/',
   '/module/echo/patches.json': '[{"Operations":[{"op":"add","path":"/echo/port","value":80}]}]\n',
-  '/module/resource-monitor.json': '{"echo":"No monitor"}\n',
+  '/module/resource-monitor.json': '{"echo":["addons/ConfigMap/echo"]}\n',
   '/module/echo/snapshots.yaml': 'hooks/before: null\n',
   '/discovery':
     'GET /global/list.{format:(json|yaml)}\nGET /global/values.{format:(json|yaml)}\nGET /global/config.{format:(json|yaml)}\nGET /global/patches.{format:(json|yaml)}\n' +

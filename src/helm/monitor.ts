@@ -1,0 +1,412 @@
+/**
+ * The resources monitor of deployed releases (LIFECYCLE-STEPS step 15, reference §9.3), on watches
+ * instead of the Go operator's 5-minute poll:
+ *
+ * - one informer per resource (group, version, plural) that some tracked release owns, cluster-wide,
+ *   label selector `app.kubernetes.io/managed-by=Helm` (set on every object a release applies), only
+ *   resourceVersions kept; events of objects no tracked release owns are dropped;
+ * - absent objects: an owned object deleted (or no longer matching the selector, then read to tell)
+ *   raises `onAbsent` for its release, once per burst (collected for `burstMs`, then nothing more
+ *   until the release's next run starts);
+ * - drift: the fields the release manages are the field set of the operator's `Apply` entry in
+ *   managedFields, as the last apply answered it (or as first seen). A field leaving that set means
+ *   another manager changed or removed it; the object is read again to be sure, the paths are
+ *   reported (`onDrift`) and, with drift mode `fix`, that object alone is applied again (force), which
+ *   takes back those fields and leaves every field other managers own alone. `warn` only reports,
+ *   `off` does not look;
+ * - a release is paused while it is upgraded (its own applies and prunes are no events), and
+ *   forgotten when uninstalled; an informer stops when no tracked release owns its resource.
+ *
+ * Helm hooks are not in the release manifest and are never tracked; CRDs are left out as well.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Informer, type KubeObject, type WatchEventType } from '../kube/informer.js';
+import { isApiStatus, requestJson } from '../kube/http.js';
+import type { RestMapper } from '../kube/mapper.js';
+import { errorMessage } from '../util/errors.js';
+import type { JsonObject } from '../util/json.js';
+import type { PlacedObject } from './objects.js';
+
+export type DriftMode = 'fix' | 'warn' | 'off';
+export const DRIFT_MODES: readonly DriftMode[] = ['fix', 'warn', 'off'];
+
+/** The label every object of a release carries (objects.ts applies it). */
+export const RELEASE_OBJECT_SELECTOR = 'app.kubernetes.io/managed-by=Helm';
+
+export interface DriftReport {
+  release: string;
+  /** `ns/Kind/name` (`/Kind/name` for cluster-scoped objects), as the Go operator names resources. */
+  resource: string;
+  /** The fields that left the operator's field set: `.spec.replicas`, `.spec.ports[port=80].port`. */
+  paths: string[];
+  /** What was done: re-applied (`fix`) or only reported (`warn`). */
+  action: 'fixed' | 'reported';
+}
+
+export interface ReleaseMonitorOptions {
+  kc: KubeConfig;
+  mapper: RestMapper;
+  fieldManager: string;
+  drift?: DriftMode;
+  /** Objects of a release went missing (once per burst). */
+  onAbsent?: (release: string, resources: string[]) => void;
+  /** A managed field was changed by someone else (after it was fixed or reported). */
+  onDrift?: (report: DriftReport) => void;
+  /** Applies one object of the release again (the release engine does it under the release's lock). */
+  reapply: (release: string, namespace: string, object: PlacedObject) => Promise<void>;
+  log?: { info(message: string): void; warn(message: string): void };
+  /** How long deletions are collected into one event (default 200 ms). */
+  burstMs?: number;
+  /** Server-side watch timeout (default the informer's). */
+  watchTimeoutSeconds?: number;
+}
+
+interface Tracked {
+  release: TrackedRelease;
+  placed: PlacedObject;
+  resource: string;
+  /** The operator's field set (leaf paths) as last applied or first seen. */
+  baseline?: Set<string>;
+  /** The drift last reported in `warn` mode (not again until it changes). */
+  reported?: string;
+}
+
+interface TrackedRelease {
+  name: string;
+  namespace: string;
+  objects: Tracked[];
+  paused: boolean;
+  /** An absent event was raised: no other until the next run. */
+  raised: boolean;
+  burst?: NodeJS.Timeout;
+}
+
+interface KindWatch {
+  path: string;
+  informer: Informer;
+  /** `ns/name` of every object the watch sees. */
+  live: Set<string>;
+  synced: boolean;
+  started: Promise<void>;
+}
+
+/** The resource name the Go operator prints: `ns/Kind/name`. */
+export function resourceName(p: Pick<PlacedObject, 'placedNamespace' | 'name' | 'info'>): string {
+  return `${p.placedNamespace ?? ''}/${p.info.kind}/${p.name}`;
+}
+
+const objKey = (path: string, namespace: string | undefined, name: string) => `${path}|${namespace ?? ''}/${name}`;
+
+/** The leaf paths of a managedFields fieldsV1 tree (segments joined by NUL). */
+export function fieldSetOf(fieldsV1: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (node: unknown, prefix: string) => {
+    const entries = node && typeof node === 'object' ? Object.entries(node as Record<string, unknown>) : [];
+    if (!entries.length) {
+      if (prefix) out.add(prefix);
+      return;
+    }
+    for (const [k, v] of entries) walk(v, prefix ? `${prefix}\0${k}` : k);
+  };
+  walk(fieldsV1, '');
+  return out;
+}
+
+/** The field set of `manager`'s Apply entry in the object's managedFields. */
+export function appliedFields(object: KubeObject | JsonObject, manager: string): Set<string> {
+  const entries = (object.metadata as { managedFields?: unknown } | undefined)?.managedFields;
+  const set = new Set<string>();
+  if (!Array.isArray(entries)) return set;
+  for (const e of entries as Array<{ manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown }>) {
+    if (e.manager !== manager || e.operation !== 'Apply' || e.subresource) continue;
+    for (const p of fieldSetOf(e.fieldsV1)) set.add(p);
+  }
+  return set;
+}
+
+/** `f:spec\0f:ports\0k:{"port":80}\0f:port` → `.spec.ports[port=80].port`. */
+export function displayField(path: string): string {
+  let out = '';
+  for (const seg of path.split('\0')) {
+    if (seg.startsWith('f:')) out += `.${seg.slice(2)}`;
+    else if (seg.startsWith('k:')) {
+      try {
+        const key = JSON.parse(seg.slice(2)) as Record<string, unknown>;
+        out += `[${Object.entries(key).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(',')}]`;
+      } catch {
+        out += `[${seg.slice(2)}]`;
+      }
+    } else if (seg.startsWith('v:')) out += `[${seg.slice(2)}]`;
+    else if (seg.startsWith('i:')) out += `[${seg.slice(2)}]`;
+  }
+  return out || '.';
+}
+
+export class ReleaseMonitor {
+  private readonly releases = new Map<string, TrackedRelease>();
+  private readonly kinds = new Map<string, KindWatch>();
+  /** Tracked objects by watch path and `ns/name`. */
+  private readonly byKey = new Map<string, Tracked>();
+  /** Field sets answered by the last applies, until the release is tracked again. */
+  private readonly appliedSets = new Map<string, Set<string>>();
+  private readonly drift: DriftMode;
+  private readonly burstMs: number;
+  private stopped = false;
+
+  constructor(private readonly opts: ReleaseMonitorOptions) {
+    this.drift = opts.drift ?? 'fix';
+    this.burstMs = opts.burstMs ?? 200;
+  }
+
+  /** The release is being upgraded or installed: no events until `track`. */
+  pause(release: string, namespace: string): void {
+    const r = this.releases.get(`${namespace}/${release}`);
+    if (!r) return;
+    r.paused = true;
+    r.raised = false;
+    clearTimeout(r.burst);
+    r.burst = undefined;
+  }
+
+  /** Ends a pause without changing what is tracked (a failed run). */
+  resume(release: string, namespace: string): void {
+    const r = this.releases.get(`${namespace}/${release}`);
+    if (r) r.paused = false;
+  }
+
+  /** What an apply answered: the operator's field set of that object becomes its baseline. */
+  applied(p: PlacedObject, live: JsonObject): void {
+    const path = this.opts.mapper.collectionPath(p.info);
+    const key = objKey(path, p.placedNamespace, p.name);
+    const set = appliedFields(live, this.opts.fieldManager);
+    const t = this.byKey.get(key);
+    if (t) {
+      t.baseline = set;
+      t.reported = undefined;
+    }
+    this.appliedSets.set(key, set);
+  }
+
+  /**
+   * Watches the objects of the release's deployed revision (replacing what was watched for it) and
+   * ends its pause. Resolves once the watches of their kinds have listed.
+   */
+  async track(release: string, namespace: string, objects: readonly PlacedObject[]): Promise<void> {
+    if (this.stopped) return;
+    const id = `${namespace}/${release}`;
+    const r: TrackedRelease = this.releases.get(id) ?? { name: release, namespace, objects: [], paused: false, raised: false };
+    const previous = r.objects;
+    r.objects = [];
+    for (const placed of objects) {
+      if (placed.info.kind === 'CustomResourceDefinition') continue;
+      const resource = this.opts.mapper.collectionPath(placed.info);
+      const key = objKey(resource, placed.placedNamespace, placed.name);
+      const before = this.byKey.get(key);
+      const t: Tracked = { release: r, placed, resource, baseline: this.appliedSets.get(key) ?? (before?.release === r ? before.baseline : undefined) };
+      this.appliedSets.delete(key);
+      r.objects.push(t);
+      this.byKey.set(key, t);
+    }
+    for (const t of previous) {
+      const key = objKey(t.resource, t.placed.placedNamespace, t.placed.name);
+      if (this.byKey.get(key)?.release === r && !r.objects.some((o) => objKey(o.resource, o.placed.placedNamespace, o.placed.name) === key)) this.byKey.delete(key);
+    }
+    this.releases.set(id, r);
+    r.paused = false;
+    const starting: Promise<void>[] = [];
+    for (const t of r.objects) starting.push(this.watchKind(t.resource));
+    await Promise.all(starting);
+    await this.stopUnused();
+    // objects missing once the watches have listed
+    if (!r.paused && r.objects.some((t) => this.isAbsent(t))) this.raiseAbsent(r);
+  }
+
+  /** Stops watching the release's objects (uninstall, module disabled or purged). */
+  async forget(release: string, namespace: string): Promise<void> {
+    const id = `${namespace}/${release}`;
+    const r = this.releases.get(id);
+    if (!r) return;
+    clearTimeout(r.burst);
+    this.releases.delete(id);
+    for (const t of r.objects) {
+      const key = objKey(t.resource, t.placed.placedNamespace, t.placed.name);
+      if (this.byKey.get(key) === t) this.byKey.delete(key);
+    }
+    await this.stopUnused();
+  }
+
+  /**
+   * The tracked objects of the release missing from the cluster as the watches see them (`Kind
+   * ns/name`); undefined when the release is not tracked or a watch has not listed yet.
+   */
+  absent(release: string, namespace: string): string[] | undefined {
+    const r = this.releases.get(`${namespace}/${release}`);
+    if (!r) return undefined;
+    if (r.objects.some((t) => !this.kinds.get(t.resource)?.synced)) return undefined;
+    return r.objects.filter((t) => this.isAbsent(t)).map((t) => t.placed.label);
+  }
+
+  /** Whether the release's objects are watched. */
+  isTracking(release: string, namespace: string): boolean {
+    return this.releases.has(`${namespace}/${release}`);
+  }
+
+  /** Whether this very object (of the current revision) is watched: a re-apply of a replaced one is dropped. */
+  tracks(p: PlacedObject): boolean {
+    return this.byKey.get(objKey(this.opts.mapper.collectionPath(p.info), p.placedNamespace, p.name))?.placed === p;
+  }
+
+  /** What is watched, per release: `ns/Kind/name` of each object, sorted. */
+  watched(): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const r of this.releases.values()) out[r.name] = r.objects.map((t) => resourceName(t.placed)).sort();
+    return out;
+  }
+
+  /** The informers running (one per resource), for tests and the debug output. */
+  watches(): string[] {
+    return [...this.kinds.keys()].sort();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const r of this.releases.values()) clearTimeout(r.burst);
+    this.releases.clear();
+    this.byKey.clear();
+    await this.stopUnused();
+  }
+
+  private isAbsent(t: Tracked): boolean {
+    const w = this.kinds.get(t.resource);
+    return !!w?.synced && !w.live.has(`${t.placed.placedNamespace ?? ''}/${t.placed.name}`);
+  }
+
+  private watchKind(path: string): Promise<void> {
+    const existing = this.kinds.get(path);
+    if (existing) return existing.started;
+    const live = new Set<string>();
+    const nameOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+    const w: KindWatch = {
+      path,
+      live,
+      synced: false,
+      started: Promise.resolve(),
+      informer: new Informer({
+        kc: this.opts.kc,
+        path,
+        labelSelector: RELEASE_OBJECT_SELECTOR,
+        keepObjects: false,
+        ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
+        onSync: (objects) => {
+          for (const o of objects) live.add(nameOf(o));
+          w.synced = true;
+          for (const o of objects) this.onObject(path, 'ADDED', o);
+        },
+        onEvent: (type, o) => {
+          if (type === 'DELETED') live.delete(nameOf(o));
+          else live.add(nameOf(o));
+          this.onObject(path, type, o);
+        },
+        onError: (e) => this.opts.log?.warn(`resources monitor: watch of ${path}: ${errorMessage(e)}`),
+      }),
+    };
+    this.kinds.set(path, w);
+    w.started = w.informer.start();
+    return w.started;
+  }
+
+  private async stopUnused(): Promise<void> {
+    const used = new Set<string>();
+    for (const r of this.releases.values()) for (const t of r.objects) used.add(t.resource);
+    const stopping: Promise<void>[] = [];
+    for (const [path, w] of this.kinds) {
+      if (used.has(path)) continue;
+      this.kinds.delete(path);
+      stopping.push(w.informer.stop());
+    }
+    await Promise.all(stopping);
+  }
+
+  private onObject(path: string, type: WatchEventType, o: KubeObject): void {
+    const t = this.byKey.get(objKey(path, o.metadata?.namespace, o.metadata?.name ?? ''));
+    if (!t || t.release.paused || this.stopped) return;
+    if (type === 'DELETED') {
+      // deleted, or its label removed: only a read tells
+      void this.recheck(t);
+      return;
+    }
+    this.checkFields(t, o);
+  }
+
+  private raiseAbsent(r: TrackedRelease): void {
+    if (r.raised || r.burst || r.paused) return;
+    r.burst = setTimeout(() => {
+      r.burst = undefined;
+      if (r.paused || this.stopped || this.releases.get(`${r.namespace}/${r.name}`) !== r) return;
+      const absent = r.objects.filter((t) => this.isAbsent(t)).map((t) => resourceName(t.placed));
+      if (!absent.length) return;
+      r.raised = true;
+      this.opts.log?.warn(`release ${r.name}: ${absent.length} object(s) absent (${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', ...' : ''})`);
+      this.opts.onAbsent?.(r.name, absent);
+    }, this.burstMs);
+    r.burst.unref?.();
+  }
+
+  /** Reads the object: absent → the absent event; present → its fields are checked. */
+  private async recheck(t: Tracked): Promise<void> {
+    let live: JsonObject | undefined;
+    try {
+      live = await requestJson<JsonObject>(this.opts.kc, 'GET', this.opts.mapper.objectPath(t.placed.info, t.placed.placedNamespace, t.placed.name));
+    } catch (e) {
+      if (!isApiStatus(e, 404)) {
+        this.opts.log?.warn(`release ${t.release.name}: reading ${t.placed.label} failed: ${errorMessage(e)}`);
+        return;
+      }
+    }
+    if (t.release.paused || this.byKey.get(objKey(t.resource, t.placed.placedNamespace, t.placed.name)) !== t) return;
+    if (!live) {
+      this.kinds.get(t.resource)?.live.delete(`${t.placed.placedNamespace ?? ''}/${t.placed.name}`);
+      this.raiseAbsent(t.release);
+      return;
+    }
+    this.checkFields(t, live, true);
+  }
+
+  private checkFields(t: Tracked, o: KubeObject | JsonObject, fresh = false): void {
+    if (this.drift === 'off') return;
+    const current = appliedFields(o, this.opts.fieldManager);
+    if (!t.baseline) {
+      if (current.size) t.baseline = current;
+      return;
+    }
+    const lost = [...t.baseline].filter((p) => !current.has(p));
+    if (!lost.length) {
+      t.baseline = current;
+      t.reported = undefined;
+      return;
+    }
+    // an event may be older than the apply that set the baseline: read the object to be sure
+    if (!fresh) {
+      void this.recheck(t);
+      return;
+    }
+    const paths = lost.filter((p) => !p.endsWith('\0.')).map(displayField);
+    const shown = (paths.length ? paths : lost.map(displayField)).sort();
+    const resource = resourceName(t.placed);
+    if (this.drift === 'warn') {
+      const key = shown.join(',');
+      if (t.reported === key) return;
+      t.reported = key;
+      this.opts.log?.warn(`release ${t.release.name}: ${resource} drifted: ${shown.join(', ')} changed by another field manager (--helm-drift warn: not restored)`);
+      this.opts.onDrift?.({ release: t.release.name, resource, paths: shown, action: 'reported' });
+      return;
+    }
+    this.opts.log?.warn(`release ${t.release.name}: ${resource} drifted: ${shown.join(', ')} changed by another field manager; applying it again`);
+    this.opts.onDrift?.({ release: t.release.name, resource, paths: shown, action: 'fixed' });
+    // until the apply answers, the same drift is not fixed twice
+    t.baseline = current;
+    this.opts.reapply(t.release.name, t.release.namespace, t.placed).catch((e: unknown) => {
+      this.opts.log?.warn(`release ${t.release.name}: restoring ${resource} failed: ${errorMessage(e)}`);
+    });
+  }
+}
