@@ -78,6 +78,8 @@ interface TrackedRelease {
   paused: boolean;
   /** An absent event was raised: no other until the next run. */
   raised: boolean;
+  /** The operator's field set of objects changed while paused, by key: checked when the pause ends. */
+  seenWhilePaused: Map<string, Set<string>>;
   burst?: NodeJS.Timeout;
 }
 
@@ -171,7 +173,19 @@ export class ReleaseMonitor {
   /** Ends a pause without changing what is tracked (a failed run). */
   resume(release: string, namespace: string): void {
     const r = this.releases.get(`${namespace}/${release}`);
-    if (r) r.paused = false;
+    if (r?.paused) this.unpause(r);
+  }
+
+  /** Ends the pause; a change seen meanwhile that may be someone else's is checked now. */
+  private unpause(r: TrackedRelease): void {
+    r.paused = false;
+    const seen = r.seenWhilePaused;
+    r.seenWhilePaused = new Map();
+    for (const [key, fields] of seen) {
+      const t = this.byKey.get(key);
+      if (t?.release === r) this.compareFields(t, fields, false);
+    }
+    if (r.objects.some((t) => this.isAbsent(t))) this.raiseAbsent(r);
   }
 
   /** What an apply answered: the operator's field set of that object becomes its baseline. */
@@ -194,7 +208,7 @@ export class ReleaseMonitor {
   async track(release: string, namespace: string, objects: readonly PlacedObject[]): Promise<void> {
     if (this.stopped) return;
     const id = `${namespace}/${release}`;
-    const r: TrackedRelease = this.releases.get(id) ?? { name: release, namespace, objects: [], paused: false, raised: false };
+    const r: TrackedRelease = this.releases.get(id) ?? { name: release, namespace, objects: [], paused: false, raised: false, seenWhilePaused: new Map() };
     const previous = r.objects;
     r.objects = [];
     for (const placed of objects) {
@@ -212,7 +226,7 @@ export class ReleaseMonitor {
       if (this.byKey.get(key)?.release === r && !r.objects.some((o) => objKey(o.resource, o.placed.placedNamespace, o.placed.name) === key)) this.byKey.delete(key);
     }
     this.releases.set(id, r);
-    r.paused = false;
+    this.unpause(r);
     const starting: Promise<void>[] = [];
     for (const t of r.objects) starting.push(this.watchKind(t.resource));
     await Promise.all(starting);
@@ -328,8 +342,14 @@ export class ReleaseMonitor {
   }
 
   private onObject(path: string, type: WatchEventType, o: KubeObject): void {
-    const t = this.byKey.get(objKey(path, o.metadata?.namespace, o.metadata?.name ?? ''));
-    if (!t || t.release.paused || this.stopped) return;
+    const key = objKey(path, o.metadata?.namespace, o.metadata?.name ?? '');
+    const t = this.byKey.get(key);
+    if (!t || this.stopped) return;
+    if (t.release.paused) {
+      // the release's own run, or someone else meanwhile: looked at when the run ends
+      if (type !== 'DELETED' && this.drift !== 'off') t.release.seenWhilePaused.set(key, appliedFields(o, this.opts.fieldManager));
+      return;
+    }
     if (type === 'DELETED') {
       // deleted, or its label removed: only a read tells
       void this.recheck(t);
@@ -374,7 +394,11 @@ export class ReleaseMonitor {
 
   private checkFields(t: Tracked, o: KubeObject | JsonObject, fresh = false): void {
     if (this.drift === 'off') return;
-    const current = appliedFields(o, this.opts.fieldManager);
+    this.compareFields(t, appliedFields(o, this.opts.fieldManager), fresh);
+  }
+
+  private compareFields(t: Tracked, current: Set<string>, fresh: boolean): void {
+    if (this.drift === 'off') return;
     if (!t.baseline) {
       if (current.size) t.baseline = current;
       return;

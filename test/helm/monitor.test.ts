@@ -157,6 +157,18 @@ test('drift fix: a managed field changed by another manager is restored by re-ap
   assert.equal(events.drift.length, 2);
   assert.deepEqual(events.drift[1]!.paths, ['.metadata.labels.app']);
   assert.equal(events.absent.length, 0, 'a drifted object is not absent');
+
+  // an edit while the release is being upgraded (its events are not looked at then) is checked when the run ends
+  const monitor = (helm as unknown as { monitor: { pause(r: string, n: string): void; resume(r: string, n: string): void; releases: Map<string, { seenWhilePaused: Map<string, unknown> }> } }).monitor;
+  monitor.pause('demo', NS);
+  const during = await get(kc, cmPath('demo-config'));
+  during.data.mode = 'slow';
+  await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, during);
+  await waitFor(() => (monitor.releases.get(`${NS}/demo`)?.seenWhilePaused.size ?? 0) > 0, 'the edit to be seen', 10_000);
+  assert.equal(events.drift.length, 2);
+  monitor.resume('demo', NS);
+  await waitFor(async () => (await get(kc, cmPath('demo-config'))).data.mode === 'fast', 'the field restored after the run', 10_000);
+  assert.deepEqual(events.drift[2]!.paths, ['.data.mode']);
 });
 
 test('drift warn reports once and changes nothing; drift off ignores', async (t) => {
