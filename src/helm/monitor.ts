@@ -427,9 +427,11 @@ export class ReleaseMonitor {
     }
     this.opts.log?.warn(`release ${t.release.name}: ${resource} drifted: ${shown.join(', ')} changed by another field manager; applying it again`);
     this.opts.onDrift?.({ release: t.release.name, resource, paths: shown, action: 'fixed' });
-    // until the apply answers, the same drift is not fixed twice
+    // until the apply answers, the same drift is not fixed twice; a failed apply leaves it to the next event
+    const before = t.baseline;
     t.baseline = current;
     this.opts.reapply(t.release.name, t.release.namespace, t.placed).catch((e: unknown) => {
+      if (t.baseline === current) t.baseline = before;
       this.opts.log?.warn(`release ${t.release.name}: restoring ${resource} failed: ${errorMessage(e)}`);
     });
   }

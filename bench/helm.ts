@@ -1,0 +1,193 @@
+// Release engine benchmark (issue 12): a module of 60 objects against the in-process sandbox.
+// Run: node --import tsx bench/helm.ts [--objects 60] [--rounds 5] [--noop 100]
+//
+// - install: `upgradeInstall` of a fresh release, as a ratio to the same server-side applies made
+//   directly (the same rendered objects, the same kind order and concurrency, a fresh namespace),
+//   median of the rounds, both measured in the same run (target ≤ 1.5×);
+// - no-change runs: write requests in the sandbox's request log over `--noop` runs (target 0), and
+//   the median time of one;
+// - drift: a managed field edited with another field manager, time until the resources monitor has
+//   applied it back (median of the rounds);
+// - absent: an object deleted, time until the engine has it back (the monitor's event → a run).
+import { performance } from 'node:perf_hooks';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startSandbox } from '../src/sandbox/index.js';
+import { isApiStatus, requestJson } from '../src/kube/http.js';
+import { RestMapper } from '../src/kube/mapper.js';
+import { HelmReleases } from '../src/helm/releases.js';
+import { loadChart } from '../src/helm/chart.js';
+import { renderChart } from '../src/helm/render.js';
+import { defaultCapabilities } from '../src/helm/capabilities.js';
+import { ClusterObjects, manifestObjects, type PlacedObject } from '../src/helm/objects.js';
+
+const argv = process.argv.slice(2);
+const arg = (name: string, def: number): number => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : def;
+};
+const OBJECTS = arg('--objects', 60);
+const ROUNDS = arg('--rounds', 5);
+const NOOP = arg('--noop', 100);
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+/** A chart of `n` objects: half ConfigMaps, a quarter Services, a quarter ServiceAccounts. */
+function chartDir(n: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-helm-'));
+  mkdirSync(join(dir, 'templates'));
+  writeFileSync(join(dir, 'Chart.yaml'), 'apiVersion: v2\nname: bench\nversion: 0.1.0\n');
+  const cms = Math.ceil(n / 2);
+  const svcs = Math.floor((n - cms) / 2);
+  const sas = n - cms - svcs;
+  writeFileSync(join(dir, 'values.yaml'), `cms: ${cms}\nsvcs: ${svcs}\nsas: ${sas}\nsize: 1\n`);
+  writeFileSync(
+    join(dir, 'templates/cm.yaml'),
+    '{{- range $i := until (int .Values.cms) }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ $i }}\n  labels:\n    app: bench\ndata:\n  index: {{ $i | quote }}\n  size: {{ $.Values.size | quote }}\n  text: {{ repeat 40 "x" | quote }}\n{{- end }}\n',
+  );
+  writeFileSync(
+    join(dir, 'templates/svc.yaml'),
+    '{{- range $i := until (int .Values.svcs) }}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: svc-{{ $i }}\n  labels:\n    app: bench\nspec:\n  selector:\n    app: bench-{{ $i }}\n  ports:\n  - name: http\n    port: 80\n    targetPort: 8080\n{{- end }}\n',
+  );
+  writeFileSync(
+    join(dir, 'templates/sa.yaml'),
+    '{{- range $i := until (int .Values.sas) }}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa-{{ $i }}\n  labels:\n    app: bench\n{{- end }}\n',
+  );
+  return dir;
+}
+
+async function main(): Promise<void> {
+  const sandbox = await startSandbox({ requestLogLimit: 200_000 });
+  const kc = new KubeConfig();
+  kc.loadFromFile(sandbox.kubeconfigPath);
+  const mapper = new RestMapper(kc);
+  const ns = async (name: string) => requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  const dir = chartDir(OBJECTS);
+  const values = { size: 1 };
+  let absentAt: (() => void) | undefined;
+  const helm = new HelmReleases({ kc, mapper, monitor: { drift: 'fix', onAbsent: () => absentAt?.() } });
+  const direct = new ClusterObjects(kc, mapper, 'bench-direct');
+
+  // the objects as the engine renders them, applied directly in the engine's order: runs of one kind, 8 at a time
+  const chart = loadChart(dir, { syntheticName: 'bench' });
+  const rendered = renderChart(chart, values, { releaseName: 'bench', namespace: 'x', capabilities: defaultCapabilities() });
+  const objects = manifestObjects(rendered.manifests);
+  if (objects.length !== OBJECTS) throw new Error(`the chart rendered ${objects.length} objects, not ${OBJECTS}`);
+  const extra = { labels: { 'app.kubernetes.io/managed-by': 'Helm' }, annotations: { 'meta.helm.sh/release-name': 'bench', 'meta.helm.sh/release-namespace': 'x' } };
+  const applyDirect = async (namespace: string) => {
+    const placed: PlacedObject[] = [];
+    for (const o of objects) placed.push(await direct.placeOrFail(o, namespace));
+    for (let i = 0; i < placed.length; ) {
+      const kind = placed[i]!.kind;
+      let j = i;
+      while (j < placed.length && placed[j]!.kind === kind) j++;
+      const batch = placed.slice(i, j);
+      for (let k = 0; k < batch.length; k += 8) await Promise.all(batch.slice(k, k + 8).map((p) => direct.apply(p, extra)));
+      i = j;
+    }
+  };
+
+  // warm-up: discovery, the render path, connections
+  await ns('warm-a');
+  await ns('warm-b');
+  await applyDirect('warm-a');
+  await helm.upgradeInstall({ release: 'warm', namespace: 'warm-b', chartDir: dir, values });
+
+  const install: number[] = [];
+  const baseline: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    await ns(`direct-${r}`);
+    await ns(`engine-${r}`);
+    // alternate which goes first, so that neither always meets a warmer or a busier moment
+    const runDirect = async () => {
+      const t = performance.now();
+      await applyDirect(`direct-${r}`);
+      baseline.push(performance.now() - t);
+    };
+    const runEngine = async () => {
+      const t = performance.now();
+      const outcome = await helm.upgradeInstall({ release: `bench-${r}`, namespace: `engine-${r}`, chartDir: dir, values });
+      install.push(performance.now() - t);
+      if (outcome !== 'installed') throw new Error(`install: ${outcome}`);
+    };
+    if (r % 2) {
+      await runDirect();
+      await runEngine();
+    } else {
+      await runEngine();
+      await runDirect();
+    }
+  }
+
+  // no-change runs of release bench-0, once its watches have listed
+  const req = { release: 'bench-0', namespace: 'engine-0', chartDir: dir, values };
+  for (let i = 0; i < 200 && helm.watched()['bench-0'] === undefined; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && (await helm.absentObjects('bench-0', 'engine-0')).length; i++) await new Promise((r) => setTimeout(r, 25));
+  await new Promise((r) => setTimeout(r, 300));
+  sandbox.clearRequestLog();
+  const noop: number[] = [];
+  for (let i = 0; i < NOOP; i++) {
+    const t = performance.now();
+    const outcome = await helm.upgradeInstall(req);
+    noop.push(performance.now() - t);
+    if (outcome !== 'unchanged') throw new Error(`no-change run ${i}: ${outcome}`);
+  }
+  const log = sandbox.requests;
+  const writes = log.filter((e) => WRITES.has(e.method)).length;
+  const reads = log.length;
+
+  // drift: a managed field edited by kubectl-edit, until the monitor has applied it back
+  const cmPath = (name: string) => `/api/v1/namespaces/engine-0/configmaps/${name}`;
+  const get = async (path: string): Promise<any> => {
+    try {
+      return await requestJson(kc, 'GET', path);
+    } catch (e) {
+      if (isApiStatus(e, 404)) return undefined;
+      throw e;
+    }
+  };
+  const drift: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const cm = await get(cmPath(`cm-${r}`));
+    cm.data.size = 'edited';
+    const t = performance.now();
+    await requestJson(kc, 'PUT', cmPath(`cm-${r}`), { fieldManager: 'kubectl-edit' }, cm);
+    for (;;) {
+      if ((await get(cmPath(`cm-${r}`))).data.size === '1') break;
+      if (performance.now() - t > 30_000) throw new Error('drift not restored within 30 s');
+      await new Promise((res) => setTimeout(res, 5));
+    }
+    drift.push(performance.now() - t);
+  }
+
+  // absent: deleted, the monitor's event, a run of the engine (as the operator's ModuleRun would be)
+  const absent: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const raised = new Promise<void>((resolve) => (absentAt = resolve));
+    const t = performance.now();
+    await requestJson(kc, 'DELETE', cmPath(`cm-${10 + r}`));
+    await raised;
+    await helm.upgradeInstall(req);
+    if (!(await get(cmPath(`cm-${10 + r}`)))) throw new Error('the absent object was not restored');
+    absent.push(performance.now() - t);
+  }
+
+  await helm.stop();
+  await sandbox.stop();
+  const ratio = median(install) / median(baseline);
+  console.log(`bench/helm: ${OBJECTS} objects, ${ROUNDS} rounds, ${NOOP} no-change runs (load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+  console.log(`install                 median ${ms(median(install))}   direct applies median ${ms(median(baseline))}   ratio ${ratio.toFixed(2)}x (target <= 1.5x)`);
+  console.log(`  rounds                engine ${install.map((x) => x.toFixed(0)).join(' ')} ms; direct ${baseline.map((x) => x.toFixed(0)).join(' ')} ms`);
+  console.log(`no-change runs          ${writes} write requests (target 0), ${reads} reads in all, median ${ms(median(noop))} a run`);
+  console.log(`drift restored          median ${ms(median(drift))} after the edit (${drift.map((x) => x.toFixed(0)).join(' ')} ms)`);
+  console.log(`absent restored         median ${ms(median(absent))} after the delete, burst window 200 ms included (${absent.map((x) => x.toFixed(0)).join(' ')} ms)`);
+}
+
+await main();
