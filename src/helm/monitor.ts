@@ -2,7 +2,8 @@
  * The resources monitor of deployed releases (LIFECYCLE-STEPS step 15, reference §9.3), on watches
  * instead of the Go operator's 5-minute poll:
  *
- * - one informer per resource (group, version, plural) that some tracked release owns, cluster-wide,
+ * - one informer per resource (group, version, plural) and namespace that some tracked release owns
+ *   objects in (cluster-wide for cluster-scoped kinds: no rights beyond the namespaces it writes to),
  *   label selector `app.kubernetes.io/managed-by=Helm` (set on every object a release applies), only
  *   resourceVersions kept; events of objects no tracked release owns are dropped;
  * - absent objects: an owned object deleted (or no longer matching the selector, then read to tell)
@@ -190,7 +191,7 @@ export class ReleaseMonitor {
 
   /** What an apply answered: the operator's field set of that object becomes its baseline. */
   applied(p: PlacedObject, live: JsonObject): void {
-    const path = this.opts.mapper.collectionPath(p.info);
+    const path = this.watchPath(p);
     const key = objKey(path, p.placedNamespace, p.name);
     const set = appliedFields(live, this.opts.fieldManager);
     const t = this.byKey.get(key);
@@ -213,7 +214,7 @@ export class ReleaseMonitor {
     r.objects = [];
     for (const placed of objects) {
       if (placed.info.kind === 'CustomResourceDefinition') continue;
-      const resource = this.opts.mapper.collectionPath(placed.info);
+      const resource = this.watchPath(placed);
       const key = objKey(resource, placed.placedNamespace, placed.name);
       const before = this.byKey.get(key);
       const t: Tracked = { release: r, placed, resource, baseline: this.appliedSets.get(key) ?? (before?.release === r ? before.baseline : undefined) };
@@ -267,7 +268,7 @@ export class ReleaseMonitor {
 
   /** Whether this very object (of the current revision) is watched: a re-apply of a replaced one is dropped. */
   tracks(p: PlacedObject): boolean {
-    return this.byKey.get(objKey(this.opts.mapper.collectionPath(p.info), p.placedNamespace, p.name))?.placed === p;
+    return this.byKey.get(objKey(this.watchPath(p), p.placedNamespace, p.name))?.placed === p;
   }
 
   /** What is watched, per release: `ns/Kind/name` of each object, sorted. */
@@ -290,7 +291,12 @@ export class ReleaseMonitor {
     await this.stopUnused();
   }
 
-  private isAbsent(t: Tracked): boolean {
+  /** The collection watched for an object: its namespace's (a namespaced kind), or the cluster's. */
+  private watchPath(p: PlacedObject): string {
+    return this.opts.mapper.collectionPath(p.info, p.placedNamespace);
+  }
+
+    private isAbsent(t: Tracked): boolean {
     const w = this.kinds.get(t.resource);
     return !!w?.synced && !w.live.has(`${t.placed.placedNamespace ?? ''}/${t.placed.name}`);
   }

@@ -94,8 +94,8 @@ test('absent objects: deleted by hand → one event per burst, for the owning re
     one: [`/ClusterRole/one-reader`, `${NS}/ConfigMap/one-config`, `${NS}/Service/one`],
     two: [`/ClusterRole/two-reader`, `${NS}/ConfigMap/two-config`, `${NS}/Service/two`],
   });
-  // one watch per resource, shared by the releases
-  assert.deepEqual((helm as unknown as { monitor: { watches(): string[] } }).monitor.watches(), ['/api/v1/configmaps', '/api/v1/services', '/apis/rbac.authorization.k8s.io/v1/clusterroles']);
+  // one watch per resource and namespace (the cluster for cluster-scoped kinds), shared by the releases
+  assert.deepEqual((helm as unknown as { monitor: { watches(): string[] } }).monitor.watches(), [`/api/v1/namespaces/${NS}/configmaps`, `/api/v1/namespaces/${NS}/services`, '/apis/rbac.authorization.k8s.io/v1/clusterroles']);
 
   // a burst of deletions of release one
   await requestJson(kc, 'DELETE', cmPath('one-config'));
