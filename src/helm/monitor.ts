@@ -20,7 +20,7 @@
  *
  * Helm hooks are not in the release manifest and are never tracked; CRDs are left out as well.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kube-config.js';
 import { Informer, type KubeObject, type WatchEventType } from '../kube/informer.js';
 import { isApiStatus, requestJson } from '../kube/http.js';
 import type { RestMapper } from '../kube/mapper.js';
