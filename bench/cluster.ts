@@ -9,10 +9,12 @@
  * ConfigMap and an in-process beforeHelm hook; the watching hooks are in-process too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { procMemory, stopChild, waitForLine } from './processes.js';
+
+export { procMemory };
 
 const REPO = resolve(import.meta.dirname, '..');
 export const CLI = join(REPO, 'dist/cli/main.js');
@@ -89,13 +91,6 @@ export function writeModuleSet(root: string, shape: SetShape): ModuleSet {
   return { shape, root, modulesDir, globalHooksDir, seedFile, key: (i) => camel(moduleName(i)) };
 }
 
-/** VmRSS and VmHWM (the peak) of a process, in MiB. */
-export function procMemory(pid: number): { rssMiB: number; hwmMiB: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN);
-  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
-}
-
 function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
@@ -105,34 +100,6 @@ function freePort(): Promise<number> {
       srv.close(() => res(port));
     });
   });
-}
-
-/** Resolves with the first stdout line matching `test`; rejects on exit or after timeoutMs. */
-function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string, timeoutMs: number, logFile?: string): Promise<string> {
-  return new Promise((res, rej) => {
-    const rl = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
-    const onExit = (code: number | null) => rej(new Error(`the process exited (${code}) before ${what}`));
-    child.once('exit', onExit);
-    rl.on('line', (line) => {
-      if (!test(line)) return;
-      clearTimeout(timer);
-      child.off('exit', onExit);
-      rl.close();
-      if (logFile) child.stdout!.pipe(createWriteStream(logFile));
-      else child.stdout!.resume();
-      res(line);
-    });
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 export interface Cluster {
@@ -168,7 +135,7 @@ export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; ti
     args.push('--tmp-dir', join(set.root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(set.root, 'debug.socket'));
     operator = spawn(process.execPath, [...(o.nodeFlags ?? []), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-    await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, o.logFile);
+    await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, { logFile: o.logFile });
     return { kubeconfig, port, sandbox, operator, stderr: () => stderr.join('').slice(-4000), stop };
   } catch (e) {
     if (stderr.length) console.error(stderr.join('').slice(-4000));

@@ -16,10 +16,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../../src/kube/http.js';
 import { closeConnections } from '../../src/kube/connections.js';
+import { procMemory, stopChild, waitForLine } from '../processes.js';
 import { generateFleet, type Fleet, type FleetShape } from './generate.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -45,40 +45,6 @@ function procCpuMs(pid: number): { self: number; children: number } {
   // fields 14-17 of proc(5), counted from the state field (3)
   const n = (i: number) => Number(f[i - 3]);
   return { self: ((n(14) + n(15)) * 1000) / CLK_TCK, children: ((n(16) + n(17)) * 1000) / CLK_TCK };
-}
-
-function peakRssMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** Resolves with the first line matching `test`, rejects on exit or on a line matching `fail`. */
-function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string, timeoutMs: number, fail?: (line: string) => boolean): Promise<string> {
-  return new Promise((res, rej) => {
-    const rl = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => rej(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
-    const onExit = (code: number | null) => rej(new Error(`the process exited (${code}) before ${what}`));
-    child.once('exit', onExit);
-    rl.on('line', (line) => {
-      if (fail?.(line)) {
-        clearTimeout(timer);
-        rej(new Error(`failed before ${what}: ${line.slice(0, 2000)}`));
-      }
-      if (!test(line)) return;
-      clearTimeout(timer);
-      child.off('exit', onExit);
-      res(line);
-    });
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Signals the operator to write a heap snapshot and waits until the file is complete. */
@@ -140,10 +106,10 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     const t0 = performance.now();
     operator = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-    const line = await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, (l) => l.includes('task failed'));
+    const line = await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, { fail: (l) => l.includes('task failed') });
     const convergeMs = performance.now() - t0;
     const cpu = procCpuMs(operator.pid!);
-    const peak = peakRssMiB(operator.pid!);
+    const peak = procMemory(operator.pid!).hwmMiB;
     const sandboxCpuMs = procCpuMs(sandbox.pid!).self - sandboxCpu0;
     operator.stdout!.resume();
     if (o.heapSnapshotDir) await heapSnapshot(operator.pid!, o.heapSnapshotDir);

@@ -4,23 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { JsonObject } from '../../src/util/json.js';
 import { makeTree } from '../helpers/tree.js';
-import { cluster, releaseSecrets, secretPayload } from './helpers.js';
+import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';
 
 const NS = 'apps';
-
-async function get(kc: KubeConfig, path: string): Promise<any> {
-  try {
-    return await requestJson(kc, 'GET', path);
-  } catch (err) {
-    if (isApiStatus(err, 404, 'NotFound')) return undefined;
-    throw err;
-  }
-}
 
 const crd = (plural: string, kind: string, rev: string) =>
   `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${plural}.example.com\n  labels:\n    rev: "${rev}"\nspec:\n  group: example.com\n  scope: Namespaced\n` +
@@ -44,10 +33,10 @@ test("crds: 'module': the module's crd files created and updated before the rele
   });
   const request = (values: JsonObject) => ({ release: 'widgets', namespace: NS, chartDir: moduleDir, values });
   assert.equal(await helm.upgradeInstall(request({})), 'installed');
-  assert.deepEqual((await get(kc, crdPath('widgets'))).metadata.labels, { rev: '1', heritage: 'addon-operator' });
-  assert.ok(await get(kc, crdPath('gadgets')), 'crds/ is walked into its directories');
-  for (const skipped of ['docs', 'skipped', 'ymls', 'subs']) assert.equal(await get(kc, crdPath(skipped)), undefined, skipped);
-  assert.deepEqual((await get(kc, `/apis/example.com/v1/namespaces/${NS}/widgets/w1`)).spec, { size: 1 });
+  assert.deepEqual((await getObject(kc, crdPath('widgets'))).metadata.labels, { rev: '1', heritage: 'addon-operator' });
+  assert.ok(await getObject(kc, crdPath('gadgets')), 'crds/ is walked into its directories');
+  for (const skipped of ['docs', 'skipped', 'ymls', 'subs']) assert.equal(await getObject(kc, crdPath(skipped)), undefined, skipped);
+  assert.deepEqual((await getObject(kc, `/apis/example.com/v1/namespaces/${NS}/widgets/w1`)).spec, { size: 1 });
   assert.doesNotMatch(secretPayload((await releaseSecrets(kc, NS, 'widgets'))[0]).release.manifest, /CustomResourceDefinition/);
 
   // nothing changed: nothing is applied
@@ -55,10 +44,10 @@ test("crds: 'module': the module's crd files created and updated before the rele
   // a changed crd file is applied by the next run (the Go operator updates them too), values unchanged
   writeFileSync(`${moduleDir}/crds/widgets.yaml`, crd('widgets', 'Widget', '2'));
   assert.equal(await helm.upgradeInstall(request({})), 'upgraded');
-  assert.equal((await get(kc, crdPath('widgets'))).metadata.labels.rev, '2');
+  assert.equal((await getObject(kc, crdPath('widgets'))).metadata.labels.rev, '2');
   assert.equal(await helm.upgradeInstall(request({})), 'unchanged');
 
   // uninstall leaves the CRDs
   assert.equal(await helm.uninstall('widgets', NS), true);
-  assert.ok(await get(kc, crdPath('widgets')));
+  assert.ok(await getObject(kc, crdPath('widgets')));
 });

@@ -2,7 +2,7 @@
 import { gunzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { requestJson } from '../../src/kube/http.js';
+import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { RestMapper } from '../../src/kube/mapper.js';
 
 export interface Cluster {
@@ -32,4 +32,14 @@ export async function releaseSecrets(kc: KubeConfig, namespace: string, name?: s
   const selector = name ? `owner=helm,name=${name}` : 'owner=helm';
   const list = await requestJson<{ items: any[] }>(kc, 'GET', `/api/v1/namespaces/${namespace}/secrets`, { labelSelector: selector });
   return list.items.sort((a, b) => Number(a.metadata.labels.version) - Number(b.metadata.labels.version));
+}
+
+/** The object at path, or undefined when the API answers 404 NotFound (any other failure fails the test). */
+export async function getObject(kc: Parameters<typeof requestJson>[0], path: string): Promise<any> {
+  try {
+    return await requestJson(kc, 'GET', path);
+  } catch (err) {
+    if (isApiStatus(err, 404, 'NotFound')) return undefined;
+    throw err;
+  }
 }

@@ -4,11 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { isApiStatus, requestJson } from '../../src/kube/http.js';
+import { requestJson } from '../../src/kube/http.js';
 import { Informer, type KubeObject } from '../../src/kube/informer.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import { makeTree } from '../helpers/tree.js';
-import { cluster, releaseSecrets, secretPayload } from './helpers.js';
+import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle, until } from '../operator/helpers.js';
@@ -56,15 +56,6 @@ async function fakeController(t: { after: (fn: () => Promise<void>) => void }, k
   return { created, seenAt };
 }
 
-async function get(kc: KubeConfig, path: string): Promise<any> {
-  try {
-    return await requestJson(kc, 'GET', path);
-  } catch (err) {
-    if (isApiStatus(err, 404, 'NotFound')) return undefined;
-    throw err;
-  }
-}
-
 const jobPath = (name: string) => `/apis/batch/v1/namespaces/${NS}/jobs/${name}`;
 const cmPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
 
@@ -106,7 +97,7 @@ function hookChart(): string {
 
 test('hooks: install and upgrade run pre and post hooks in weight order around the release objects, with their delete policies; uninstall runs the delete hooks and leaves nothing', async (t) => {
   const { kc, mapper } = await cluster(t, [NS]);
-  const { created, seenAt } = await fakeController(t, kc, () => 'Complete', async () => ((await get(kc, cmPath('demo'))) ? 'release applied' : 'release absent'));
+  const { created, seenAt } = await fakeController(t, kc, () => 'Complete', async () => ((await getObject(kc, cmPath('demo'))) ? 'release applied' : 'release absent'));
   const helm = new HelmReleases({ kc, mapper, extraLabels: { heritage: 'addon-operator' } });
   const chartDir = hookChart();
   const request = (tag: string) => ({ release: 'demo', namespace: NS, chartDir, values: { tag } });
@@ -118,14 +109,14 @@ test('hooks: install and upgrade run pre and post hooks in weight order around t
   assert.equal(seenAt['pre-a'], 'release absent');
   assert.equal(seenAt['post-pod'], 'release applied');
   // hook-succeeded deleted pre-a, pre-cm and the Pod; pre-b (the default before-hook-creation) stays
-  assert.equal(await get(kc, jobPath('pre-a')), undefined);
-  assert.equal(await get(kc, cmPath('pre-cm')), undefined);
-  assert.equal(await get(kc, `/api/v1/namespaces/${NS}/pods/post-pod`), undefined);
-  const preB = await get(kc, jobPath('pre-b'));
+  assert.equal(await getObject(kc, jobPath('pre-a')), undefined);
+  assert.equal(await getObject(kc, cmPath('pre-cm')), undefined);
+  assert.equal(await getObject(kc, `/api/v1/namespaces/${NS}/pods/post-pod`), undefined);
+  const preB = await getObject(kc, jobPath('pre-b'));
   assert.equal(preB.metadata.labels.heritage, 'addon-operator');
   assert.equal(preB.metadata.annotations['meta.helm.sh/release-name'], undefined, 'hooks are not release objects');
   // the test hook never runs, and no hook is in the release manifest
-  assert.equal(await get(kc, jobPath('test-job')), undefined);
+  assert.equal(await getObject(kc, jobPath('test-job')), undefined);
   const rel = secretPayload((await releaseSecrets(kc, NS, 'demo'))[0]).release;
   assert.equal(rel.info.status, 'deployed');
   assert.doesNotMatch(rel.manifest, /pre-a|pre-b|post-pod/);
@@ -141,10 +132,10 @@ test('hooks: install and upgrade run pre and post hooks in weight order around t
   created.length = 0;
   assert.equal(await helm.upgradeInstall(request('2')), 'upgraded');
   assert.deepEqual(created, ['Job/pre-b', 'Job/pre-a', 'Pod/post-pod']);
-  const preB2 = await get(kc, jobPath('pre-b'));
+  const preB2 = await getObject(kc, jobPath('pre-b'));
   assert.notEqual(preB2.metadata.uid, preB.metadata.uid);
   assert.equal(preB2.spec.template.spec.containers[0].image, 'busybox:2');
-  assert.equal((await get(kc, cmPath('demo'))).data.tag, '2');
+  assert.equal((await getObject(kc, cmPath('demo'))).data.tag, '2');
   // unchanged: no hook runs
   created.length = 0;
   assert.equal(await helm.upgradeInstall(request('2')), 'unchanged');
@@ -156,8 +147,8 @@ test('hooks: install and upgrade run pre and post hooks in weight order around t
   assert.deepEqual(created, ['Job/del', 'Job/post-del']);
   assert.equal(probe['del'], 'release applied');
   assert.equal(probe['post-del'], 'release absent');
-  assert.equal(await get(kc, jobPath('del')), undefined);
-  assert.equal(await get(kc, jobPath('post-del')), undefined);
+  assert.equal(await getObject(kc, jobPath('del')), undefined);
+  assert.equal(await getObject(kc, jobPath('post-del')), undefined);
   assert.deepEqual(await releaseSecrets(kc, NS, 'demo'), []);
   // what stays is Helm's: pre-b has no policy that deletes it after it ran
   const left = await requestJson<{ items: any[] }>(kc, 'GET', `/apis/batch/v1/namespaces/${NS}/jobs`);
@@ -186,15 +177,15 @@ test('hooks: a failing pre-upgrade hook fails the revision as Helm records it, c
   assert.equal(hooks['pre-b'].last_run.phase, 'Failed');
   assert.notEqual(hooks['pre-b'].last_run.completed_at, '');
   assert.deepEqual(hooks['pre-a'].last_run, { started_at: '', completed_at: '', phase: '' }, 'the later hook never started');
-  assert.equal((await get(kc, cmPath('demo'))).data.tag, '1', 'the release objects were not touched');
-  assert.ok(await get(kc, jobPath('pre-b')), 'a failed hook without hook-failed stays for inspection');
+  assert.equal((await getObject(kc, cmPath('demo'))).data.tag, '1', 'the release objects were not touched');
+  assert.ok(await getObject(kc, jobPath('pre-b')), 'a failed hook without hook-failed stays for inspection');
 
   // the module's next run retries: before-hook-creation replaces the failed Job, and the release recovers
   failing = false;
   assert.equal(await helm.upgradeInstall(request('2')), 'upgraded');
   const after = await releaseSecrets(kc, NS, 'demo');
   assert.deepEqual(after.map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`), ['1:superseded', '2:failed', '3:deployed']);
-  assert.equal((await get(kc, cmPath('demo'))).data.tag, '2');
+  assert.equal((await getObject(kc, cmPath('demo'))).data.tag, '2');
 });
 
 test('hooks: hook-failed deletes a failed hook, a Pod that fails, a timeout, and an install that fails on its pre-install hook', async (t) => {
@@ -210,8 +201,8 @@ test('hooks: hook-failed deletes a failed hook, a Pod that fails, a timeout, and
   const a = secretPayload((await releaseSecrets(kc, NS, 'a'))[0]).release;
   assert.equal(a.info.status, 'failed');
   assert.equal(a.info.description, 'Release "a" failed: failed pre-install: 1 error occurred:\n\t* job bad-job failed: BackoffLimitExceeded\n\n');
-  assert.equal(await get(kc, jobPath('bad-job')), undefined);
-  assert.equal(await get(kc, cmPath('x')), undefined, 'nothing of the release was applied');
+  assert.equal(await getObject(kc, jobPath('bad-job')), undefined);
+  assert.equal(await getObject(kc, cmPath('x')), undefined, 'nothing of the release was applied');
 
   // a post-install Pod that fails
   const failingPod = chart({

@@ -3,14 +3,14 @@
 // only) and drifted managed fields (fix / warn / off).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isApiStatus, requestJson } from '../../src/kube/http.js';
+import { requestJson } from '../../src/kube/http.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { DriftMode, DriftReport } from '../../src/helm/monitor.js';
 import { displayField, fieldSetOf } from '../../src/helm/monitor.js';
 import type { JsonObject } from '../../src/util/json.js';
 import { makeTree } from '../helpers/tree.js';
 import { waitFor } from '../helpers/operator-process.js';
-import { cluster } from './helpers.js';
+import { cluster, getObject } from './helpers.js';
 
 const NS = 'apps';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -23,15 +23,6 @@ function chart(name: string): string {
     'templates/role.yaml': `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${name}-reader\nrules: []\n`,
     'templates/hook.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}-hook\n  annotations:\n    helm.sh/hook: post-install\ndata: {}\n`,
   });
-}
-
-async function get(kc: Parameters<typeof requestJson>[0], path: string): Promise<any> {
-  try {
-    return await requestJson(kc, 'GET', path);
-  } catch (err) {
-    if (isApiStatus(err, 404, 'NotFound')) return undefined;
-    throw err;
-  }
 }
 
 const cmPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
@@ -71,13 +62,13 @@ test('a no-change run writes nothing: no release Secret, no apply, no annotation
     const chartDir = chart('demo');
     const req = (replicas: number) => ({ release: 'demo', namespace: NS, chartDir, values: { replicas } });
     assert.equal(await helm.upgradeInstall(req(1)), 'installed');
-    const before = (await get(kc, cmPath('demo-config'))).metadata.resourceVersion;
+    const before = (await getObject(kc, cmPath('demo-config'))).metadata.resourceVersion;
     sandbox.clearRequestLog();
     for (let i = 0; i < 5; i++) assert.equal(await helm.upgradeInstall(req(1)), 'unchanged');
     const writes = sandbox.requests.filter((r) => WRITES.has(r.method));
     assert.deepEqual(writes.map((r) => `${r.method} ${r.path}`), [], `monitored=${monitored}`);
     assert.ok(sandbox.requests.length > 0, 'the request log records the reads');
-    assert.equal((await get(kc, cmPath('demo-config'))).metadata.resourceVersion, before);
+    assert.equal((await getObject(kc, cmPath('demo-config'))).metadata.resourceVersion, before);
     // the counter can fail: a changed run writes
     sandbox.clearRequestLog();
     assert.equal(await helm.upgradeInstall(req(2)), 'upgraded');
@@ -111,9 +102,9 @@ test('absent objects: deleted by hand → one event per burst, for the owning re
 
   // the module run the event causes restores them (the watch tells the no-change check what is absent)
   assert.equal(await helm.upgradeInstall(request('one')), 'upgraded');
-  assert.ok(await get(kc, cmPath('one-config')));
-  assert.ok(await get(kc, `/api/v1/namespaces/${NS}/services/one`));
-  assert.ok(await get(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/one-reader'));
+  assert.ok(await getObject(kc, cmPath('one-config')));
+  assert.ok(await getObject(kc, `/api/v1/namespaces/${NS}/services/one`));
+  assert.ok(await getObject(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/one-reader'));
   // and its own applies raised nothing
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(events.absent.length, 1);
@@ -137,12 +128,12 @@ test('drift fix: a managed field changed by another manager is restored by re-ap
   await installWatched(helm, request('demo', 3));
   sandbox.clearRequestLog();
   // kubectl edit: a managed field changed, and a field of its own added
-  const cm = await get(kc, cmPath('demo-config'));
+  const cm = await getObject(kc, cmPath('demo-config'));
   cm.data.replicas = '9';
   cm.data.extra = 'mine';
   await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, cm);
-  await waitFor(async () => (await get(kc, cmPath('demo-config'))).data.replicas === '3', 'the field restored', 10_000);
-  const fixed = await get(kc, cmPath('demo-config'));
+  await waitFor(async () => (await getObject(kc, cmPath('demo-config'))).data.replicas === '3', 'the field restored', 10_000);
+  const fixed = await getObject(kc, cmPath('demo-config'));
   assert.deepEqual(fixed.data, { replicas: '3', mode: 'fast', extra: 'mine' });
   assert.deepEqual(events.drift, [{ release: 'demo', resource: `${NS}/ConfigMap/demo-config`, paths: ['.data.replicas'], action: 'fixed' }]);
   assert.ok(warnings.some((w) => w.includes(`${NS}/ConfigMap/demo-config drifted: .data.replicas`)), warnings.join('\n'));
@@ -150,10 +141,10 @@ test('drift fix: a managed field changed by another manager is restored by re-ap
   const writes = sandbox.requests.filter((r) => WRITES.has(r.method) && !(r.method === 'PUT' && r.path === cmPath('demo-config')));
   assert.deepEqual(writes.map((r) => `${r.method} ${r.path}`), [`PATCH ${cmPath('demo-config')}`]);
   // a label removed by hand (the object leaves the watch's selector): restored too
-  const again = await get(kc, cmPath('demo-config'));
+  const again = await getObject(kc, cmPath('demo-config'));
   delete again.metadata.labels.app;
   await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, again);
-  await waitFor(async () => (await get(kc, cmPath('demo-config'))).metadata.labels?.app === 'demo', 'the label restored', 10_000);
+  await waitFor(async () => (await getObject(kc, cmPath('demo-config'))).metadata.labels?.app === 'demo', 'the label restored', 10_000);
   assert.equal(events.drift.length, 2);
   assert.deepEqual(events.drift[1]!.paths, ['.metadata.labels.app']);
   assert.equal(events.absent.length, 0, 'a drifted object is not absent');
@@ -161,13 +152,13 @@ test('drift fix: a managed field changed by another manager is restored by re-ap
   // an edit while the release is being upgraded (its events are not looked at then) is checked when the run ends
   const monitor = (helm as unknown as { monitor: { pause(r: string, n: string): void; resume(r: string, n: string): void; releases: Map<string, { seenWhilePaused: Map<string, unknown> }> } }).monitor;
   monitor.pause('demo', NS);
-  const during = await get(kc, cmPath('demo-config'));
+  const during = await getObject(kc, cmPath('demo-config'));
   during.data.mode = 'slow';
   await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, during);
   await waitFor(() => (monitor.releases.get(`${NS}/demo`)?.seenWhilePaused.size ?? 0) > 0, 'the edit to be seen', 10_000);
   assert.equal(events.drift.length, 2);
   monitor.resume('demo', NS);
-  await waitFor(async () => (await get(kc, cmPath('demo-config'))).data.mode === 'fast', 'the field restored after the run', 10_000);
+  await waitFor(async () => (await getObject(kc, cmPath('demo-config'))).data.mode === 'fast', 'the field restored after the run', 10_000);
   assert.deepEqual(events.drift[2]!.paths, ['.data.mode']);
 });
 
@@ -175,31 +166,31 @@ test('drift warn reports once and changes nothing; drift off ignores', async (t)
   await t.test('warn', async (t) => {
     const { kc, helm, events, warnings, request } = await setup(t, 'warn');
     await installWatched(helm, request('demo', 3));
-    const cm = await get(kc, cmPath('demo-config'));
+    const cm = await getObject(kc, cmPath('demo-config'));
     cm.data.replicas = '9';
     await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, cm);
     await waitFor(() => events.drift.length > 0, 'the drift report', 10_000);
     assert.deepEqual(events.drift, [{ release: 'demo', resource: `${NS}/ConfigMap/demo-config`, paths: ['.data.replicas'], action: 'reported' }]);
     assert.ok(warnings.some((w) => w.includes('--helm-drift warn: not restored')));
     // another unrelated change of the object: the same drift is not reported again
-    const cm2 = await get(kc, cmPath('demo-config'));
+    const cm2 = await getObject(kc, cmPath('demo-config'));
     cm2.data.other = 'x';
     await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, cm2);
     await new Promise((r) => setTimeout(r, 400));
     assert.equal(events.drift.length, 1);
-    assert.equal((await get(kc, cmPath('demo-config'))).data.replicas, '9');
+    assert.equal((await getObject(kc, cmPath('demo-config'))).data.replicas, '9');
   });
   await t.test('off', async (t) => {
     const { kc, helm, events, request } = await setup(t, 'off');
     await installWatched(helm, request('demo', 3));
-    const cm = await get(kc, cmPath('demo-config'));
+    const cm = await getObject(kc, cmPath('demo-config'));
     cm.data.replicas = '9';
     await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, cm);
     // a deletion afterwards is still noticed: the watch saw the edit before it
     await requestJson(kc, 'DELETE', `/api/v1/namespaces/${NS}/services/demo`);
     await waitFor(() => events.absent.length > 0, 'the absent event', 10_000);
     assert.deepEqual(events.drift, []);
-    assert.equal((await get(kc, cmPath('demo-config'))).data.replicas, '9');
+    assert.equal((await getObject(kc, cmPath('demo-config'))).data.replicas, '9');
   });
 });
 

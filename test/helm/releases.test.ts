@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { isApiStatus, requestJson } from '../../src/kube/http.js';
+import { requestJson } from '../../src/kube/http.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { JsonObject } from '../../src/util/json.js';
 import type { HelmPort } from '../../src/operator/ports.js';
 import { makeTree } from '../helpers/tree.js';
-import { cluster, releaseSecrets, secretPayload } from './helpers.js';
+import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';
 
 const NS = 'apps';
 
@@ -24,16 +24,6 @@ function moduleChart(): string {
   });
 }
 
-/** The object at path, or undefined when the API answers 404 NotFound (any other failure fails the test). */
-async function get(kc: Parameters<typeof requestJson>[0], path: string): Promise<any> {
-  try {
-    return await requestJson(kc, 'GET', path);
-  } catch (err) {
-    if (isApiStatus(err, 404, 'NotFound')) return undefined;
-    throw err;
-  }
-}
-
 const cmPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
 
 test('install → unchanged → upgrade on new values → upgrade when an object was deleted → prune → failure → uninstall', async (t) => {
@@ -45,16 +35,16 @@ test('install → unchanged → upgrade on new values → upgrade when an object
 
   // install
   assert.equal(await helm.upgradeInstall(request({ replicas: 2 })), 'installed');
-  const cm = await get(kc, cmPath('demo-config'));
+  const cm = await getObject(kc, cmPath('demo-config'));
   assert.deepEqual(cm.data, { replicas: '2', region: 'eu' });
   assert.equal(cm.metadata.labels.heritage, 'addon-operator');
   assert.equal(cm.metadata.labels['app.kubernetes.io/managed-by'], 'Helm');
   assert.equal(cm.metadata.annotations['meta.helm.sh/release-name'], 'demo');
   assert.equal(cm.metadata.annotations['meta.helm.sh/release-namespace'], NS);
   assert.equal(cm.metadata.managedFields?.[0]?.manager, 'addon-operator');
-  assert.ok(await get(kc, cmPath('demo-extra')));
-  assert.ok(await get(kc, `/api/v1/namespaces/${NS}/services/demo`));
-  assert.ok(await get(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/demo-reader'));
+  assert.ok(await getObject(kc, cmPath('demo-extra')));
+  assert.ok(await getObject(kc, `/api/v1/namespaces/${NS}/services/demo`));
+  assert.ok(await getObject(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/demo-reader'));
   assert.deepEqual(await revisions(), ['1:deployed']);
   const first = secretPayload((await releaseSecrets(kc, NS, 'demo'))[0]).release;
   assert.equal(first.info.description, 'Install complete');
@@ -71,7 +61,7 @@ test('install → unchanged → upgrade on new values → upgrade when an object
   const rendered = await helm.render(request({ replicas: 7 }));
   assert.deepEqual([...rendered.matchAll(/# Source: (\S+)/g)].map((m) => m[1]), [...first.manifest.matchAll(/# Source: (\S+)/g)].map((m) => m[1]));
   assert.match(rendered, /replicas: "7"/);
-  assert.deepEqual((await get(kc, cmPath('demo-config'))).data, { replicas: '2', region: 'eu' });
+  assert.deepEqual((await getObject(kc, cmPath('demo-config'))).data, { replicas: '2', region: 'eu' });
 
   // nothing changed
   assert.equal(await helm.upgradeInstall(request({ replicas: 2 })), 'unchanged');
@@ -79,7 +69,7 @@ test('install → unchanged → upgrade on new values → upgrade when an object
 
   // new values
   assert.equal(await helm.upgradeInstall(request({ replicas: 3 })), 'upgraded');
-  assert.deepEqual((await get(kc, cmPath('demo-config'))).data, { replicas: '3', region: 'eu' });
+  assert.deepEqual((await getObject(kc, cmPath('demo-config'))).data, { replicas: '3', region: 'eu' });
   assert.deepEqual(await revisions(), ['1:superseded', '2:deployed']);
   assert.equal(secretPayload((await releaseSecrets(kc, NS, 'demo'))[1]).release.info.description, 'Upgrade complete');
   // the chart reads .Release.Revision: rendered again for the revision (the probe render has 1)
@@ -89,13 +79,13 @@ test('install → unchanged → upgrade on new values → upgrade when an object
   await requestJson(kc, 'DELETE', cmPath('demo-extra'));
   assert.deepEqual(await helm.absentObjects('demo', NS), [`ConfigMap ${NS}/demo-extra`]);
   assert.equal(await helm.upgradeInstall(request({ replicas: 3 })), 'upgraded');
-  assert.ok(await get(kc, cmPath('demo-extra')));
+  assert.ok(await getObject(kc, cmPath('demo-extra')));
   assert.deepEqual(await revisions(), ['1:superseded', '2:superseded', '3:deployed']);
 
   // a template no longer rendered: its object is deleted; the history keeps 3 revisions
   assert.equal(await helm.upgradeInstall(request({ replicas: 3, extra: false })), 'upgraded');
-  assert.equal(await get(kc, cmPath('demo-extra')), undefined);
-  assert.ok(await get(kc, cmPath('demo-config')));
+  assert.equal(await getObject(kc, cmPath('demo-extra')), undefined);
+  assert.ok(await getObject(kc, cmPath('demo-config')));
   assert.deepEqual(await revisions(), ['2:superseded', '3:superseded', '4:deployed']);
 
   // a failing apply: a failed revision, an error naming the release, the object and the API's message
@@ -116,9 +106,9 @@ test('install → unchanged → upgrade on new values → upgrade when an object
 
   // uninstall
   assert.equal(await helm.uninstall('demo', NS), true);
-  assert.equal(await get(kc, cmPath('demo-config')), undefined);
-  assert.equal(await get(kc, `/api/v1/namespaces/${NS}/services/demo`), undefined);
-  assert.equal(await get(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/demo-reader'), undefined);
+  assert.equal(await getObject(kc, cmPath('demo-config')), undefined);
+  assert.equal(await getObject(kc, `/api/v1/namespaces/${NS}/services/demo`), undefined);
+  assert.equal(await getObject(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles/demo-reader'), undefined);
   assert.deepEqual(await revisions(), []);
   assert.deepEqual(await helm.listReleases(NS), []);
   assert.equal(await helm.uninstall('demo', NS), false);
@@ -147,7 +137,7 @@ test('a release made by Helm (or the Go operator) is taken over: upgraded as the
   const helm = new HelmReleases({ kc, mapper });
   assert.deepEqual(await helm.listReleases(NS), ['demo']);
   assert.equal(await helm.upgradeInstall({ release: 'demo', namespace: NS, chartDir: moduleChart(), values: { global: { region: 'us' }, demo: {} } }), 'upgraded');
-  assert.equal(await get(kc, cmPath('old-thing')), undefined);
+  assert.equal(await getObject(kc, cmPath('old-thing')), undefined);
   const secrets = await releaseSecrets(kc, NS, 'demo');
   assert.deepEqual(secrets.map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`), ['4:superseded', '5:deployed']);
   assert.equal(secretPayload(secrets[1]).release.info.first_deployed, '2023-01-02T03:04:05.123456789Z');
@@ -193,7 +183,7 @@ test('a custom resource waits for the CRD installed before it by the same releas
     'templates/widget.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  size: 3\n',
   });
   assert.equal(await helm.upgradeInstall({ release: 'widgets', namespace: NS, chartDir, values: {} }), 'installed');
-  const w = await get(kc, `/apis/example.com/v1/namespaces/${NS}/widgets/w1`);
+  const w = await getObject(kc, `/apis/example.com/v1/namespaces/${NS}/widgets/w1`);
   assert.deepEqual(w.spec, { size: 3 });
   assert.equal(await helm.upgradeInstall({ release: 'widgets', namespace: NS, chartDir, values: {} }), 'unchanged');
 });
@@ -248,10 +238,10 @@ test('a chart that does not read the revision is rendered once per upgrade; one 
   const install = (v: string, msg: string) => helm.upgradeInstall({ release: 'once', namespace: NS, chartDir, values: { v, msg } });
   assert.equal(await install('1', 'plain'), 'installed');
   assert.equal(await install('2', 'plain'), 'upgraded');
-  assert.equal((await get(kc, cmPath('once-once'))).data.msg, 'plain');
+  assert.equal((await getObject(kc, cmPath('once-once'))).data.msg, 'plain');
   // a value that reaches .Release.Revision through tpl: the revision is the release's, not the probe's
   assert.equal(await install('3', 'rev {{ .Release.Revision }} {{ .Release.IsUpgrade }}'), 'upgraded');
-  assert.equal((await get(kc, cmPath('once-once'))).data.msg, 'rev 3 true');
+  assert.equal((await getObject(kc, cmPath('once-once'))).data.msg, 'rev 3 true');
 });
 
 test("crds/: absent CRDs are created before the release's objects, never changed or deleted; skipCrds leaves them alone", async (t) => {
@@ -269,24 +259,24 @@ test("crds/: absent CRDs are created before the release's objects, never changed
   });
   const crdPath = (plural: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${plural}.example.com`;
   assert.equal(await helm.upgradeInstall({ release: 'gadgets', namespace: NS, chartDir, values: {} }), 'installed');
-  const installed = await get(kc, crdPath('gadgets'));
+  const installed = await getObject(kc, crdPath('gadgets'));
   assert.deepEqual(installed.metadata.labels, { rev: '1', heritage: 'addon-operator' }); // no release ownership
-  assert.deepEqual((await get(kc, `/apis/example.com/v1/namespaces/${NS}/gadgets/g1`)).spec, { size: 1 });
+  assert.deepEqual((await getObject(kc, `/apis/example.com/v1/namespaces/${NS}/gadgets/g1`)).spec, { size: 1 });
   const [secret] = await releaseSecrets(kc, NS, 'gadgets');
   assert.doesNotMatch(secretPayload(secret).release.manifest, /CustomResourceDefinition/);
   // a changed crds/ file does not change the CRD
   const { writeFileSync } = await import('node:fs');
   writeFileSync(`${chartDir}/crds/gadgets.yaml`, crd('gadgets', 'Gadget', '2'));
   assert.equal(await helm.upgradeInstall({ release: 'gadgets', namespace: NS, chartDir, values: { size: 2 } }), 'upgraded');
-  assert.equal((await get(kc, crdPath('gadgets'))).metadata.labels.rev, '1');
+  assert.equal((await getObject(kc, crdPath('gadgets'))).metadata.labels.rev, '1');
   // uninstalling leaves it
   assert.equal(await helm.uninstall('gadgets', NS), true);
-  assert.ok(await get(kc, crdPath('gadgets')));
-  assert.equal(await get(kc, `/apis/example.com/v1/namespaces/${NS}/gadgets/g1`), undefined);
+  assert.ok(await getObject(kc, crdPath('gadgets')));
+  assert.equal(await getObject(kc, `/apis/example.com/v1/namespaces/${NS}/gadgets/g1`), undefined);
   // skipCrds: the Go operator's SkipCRDs
   const skipped = makeTree({ 'Chart.yaml': 'apiVersion: v2\nname: gizmos\nversion: 0.1.0\n', 'crds/gizmos.yaml': crd('gizmos', 'Gizmo', '1'), 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gizmos\n' });
   assert.equal(await helm.upgradeInstall({ release: 'gizmos', namespace: NS, chartDir: skipped, values: {}, skipCrds: true }), 'installed');
-  assert.equal(await get(kc, crdPath('gizmos')), undefined);
+  assert.equal(await getObject(kc, crdPath('gizmos')), undefined);
 });
 
 test('lookup reads the live cluster during install and upgrade: objects, lists, not found, answers that lead to further lookups', async (t) => {
@@ -310,12 +300,12 @@ test('lookup reads the live cluster during install and upgrade: objects, lists, 
       '  port: {{ $svc := lookup "v1" "Service" .Release.Namespace "svc" }}{{ with $svc.spec }}{{ printf "%T %d" (index .ports 0).port (index .ports 0).port | quote }}{{ end }}\n',
   });
   assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'installed');
-  const cm = await get(kc, cmPath('looked-up'));
+  const cm = await getObject(kc, cmPath('looked-up'));
   // integers come as int64, as in client-go's unstructured objects
   assert.deepEqual(cm.data, { password: 's3cret', chained: 'db-pass', missing: '0', namespaces: 'true', port: 'int64 8080' });
   // a changed answer changes the release on the next run; the same answer leaves it unchanged
   assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'unchanged');
   await requestJson(kc, 'PATCH', `/api/v1/namespaces/${NS}/secrets/db-pass`, {}, { data: { password: Buffer.from('n3w').toString('base64') } }, 'application/merge-patch+json');
   assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'upgraded');
-  assert.equal((await get(kc, cmPath('looked-up'))).data.password, 'n3w');
+  assert.equal((await getObject(kc, cmPath('looked-up'))).data.password, 'n3w');
 });

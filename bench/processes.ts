@@ -1,0 +1,56 @@
+/**
+ * What benches that run the sandbox and the operator as processes of their own share: waiting for a
+ * log line, stopping a child, and reading its memory from /proc.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+/** VmRSS and VmHWM (the peak) of a process, in MiB. */
+export function procMemory(pid: number): { rssMiB: number; hwmMiB: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN);
+  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
+}
+
+/**
+ * Resolves with the first stdout line matching `test`; rejects on exit, after timeoutMs, or on a line
+ * matching `fail`. After the match the rest of stdout goes to `logFile`, or is drained.
+ */
+export function waitForLine(
+  child: ChildProcess,
+  test: (line: string) => boolean,
+  what: string,
+  timeoutMs: number,
+  o: { fail?: (line: string) => boolean; logFile?: string } = {},
+): Promise<string> {
+  return new Promise((res, rej) => {
+    const rl = createInterface({ input: child.stdout! });
+    const onExit = (code: number | null) => done(new Error(`the process exited (${code}) before ${what}`));
+    const timer = setTimeout(() => done(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+    function done(err: Error | undefined, line = ''): void {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      rl.close();
+      if (o.logFile) child.stdout!.pipe(createWriteStream(o.logFile));
+      else child.stdout!.resume();
+      if (err) rej(err);
+      else res(line);
+    }
+    child.once('exit', onExit);
+    rl.on('line', (line) => {
+      if (o.fail?.(line)) done(new Error(`failed before ${what}: ${line.slice(0, 2000)}`));
+      else if (test(line)) done(undefined, line);
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves when the child has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
