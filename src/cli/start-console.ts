@@ -49,7 +49,8 @@ export class ConsoleProgress {
     } else if (r.output && r.hook) {
       line = `${hookName(r)}: ${msg}`;
     } else if (msg === 'modules discovered' && Array.isArray(r.enabled)) {
-      line = `modules discovered (${String(r['event.type'] ?? '')}): enabled ${r.enabled.join(', ') || 'none'}`;
+      const disabled = Array.isArray(r.disabled) && r.disabled.length ? `; disabled ${r.disabled.join(', ')}` : '';
+      line = `modules discovered (${String(r['event.type'] ?? '')}): enabled ${r.enabled.join(', ') || 'none'}${disabled}`;
     } else if (/^\[\d+\/\d+\] module \S+: run started$/.test(msg) && r.event !== 'Reload-All-Modules') {
       line = `${msg} (${String(r.event)})`;
     } else if (SHOWN.some((re) => re.test(msg))) {

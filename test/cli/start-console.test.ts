@@ -19,6 +19,7 @@ test('the console shows steps, warnings and errors, and leaves out the rest of t
   c.record({ level: 'info', time, msg: 'debug socket listening', socket: 'x' });
   c.record({ level: 'info', time, msg: 'hello', output: 'stdout', hook: 'hooks/a.sh', binding: 'onStartup' });
   c.record({ level: 'info', time, msg: 'modules discovered', enabled: ['a', 'b'], disabled: [], 'event.type': 'Operator-Startup' });
+  c.record({ level: 'info', time, msg: 'modules discovered', enabled: ['a'], disabled: ['b', 'c'], deleting: ['b'], 'event.type': 'Reload-All-Modules' });
   c.record({ level: 'info', time, msg: '[1/2] module a: run started', event: 'Reload-All-Modules' });
   c.record({ level: 'info', time, msg: '[1/2] module a: run started', event: 'KubeConfig-Changed-Modules' });
   c.record({ level: 'info', time, msg: 'x', output: 'stderr', hook: 'hooks/b.sh', module: 'a', binding: 'beforeHelm' });
@@ -31,6 +32,7 @@ test('the console shows steps, warnings and errors, and leaves out the rest of t
     [
       '10:20:30 global hook hooks/a.sh (onStartup): hello',
       '10:20:30 modules discovered (Operator-Startup): enabled a, b',
+      '10:20:30 modules discovered (Reload-All-Modules): enabled a; disabled b, c',
       '10:20:30 [1/2] module a: run started (KubeConfig-Changed-Modules)',
       '10:20:30 module a hook hooks/b.sh (beforeHelm): x',
       '10:20:30 [1/2] module a: installed in 0.50s',

@@ -182,6 +182,8 @@ test('a module disabled at run time: uninstall, afterDeleteHelm, its schedules a
   const lines = await traceOf(s, () => s.config.set({ alphaEnabled: 'false' }), 4);
   assert.deepEqual(lines, ['g-all beforeAll', 'helm uninstall alpha', 'alpha-delete afterDeleteHelm', 'g-all afterAll']);
   assert.deepEqual(s.op.manager.enabledModules, []);
+  const discovered = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'modules discovered');
+  assert.deepEqual(discovered.at(-1) && [discovered.at(-1)!.disabled, discovered.at(-1)!.deleting], [['alpha'], ['alpha']]);
   assert.equal(s.kube.activeMonitors, 0);
   assert.deepEqual(s.op.schedules.crontabs(), []);
   // re-enabled: onStartup runs again (module just became enabled), schedules come back

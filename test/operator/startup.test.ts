@@ -53,6 +53,12 @@ test('start-up: global hooks of every binding, three modules (one disabled by it
     'g-all afterAll',
   ]);
   assert.deepEqual(s.op.manager.enabledModules, ['alpha']);
+  // the log names the disabled modules (none was enabled before, so none is deleted)
+  const discovered = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'modules discovered');
+  assert.deepEqual(
+    discovered.map((r) => [r.enabled, r.disabled, r.deleting]),
+    [[['alpha'], ['beta', 'gamma'], []]],
+  );
   assert.equal(s.op.converge.text(), 'STARTUP_CONVERGE_DONE\nCONVERGE_WAIT_TASK\nCONVERGE_COUNT: 1\nCONVERGE_RESTARTS: 0\n');
 
   // after the first converge: schedules run, kubernetes events run the hook

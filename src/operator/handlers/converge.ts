@@ -144,7 +144,9 @@ export async function convergeModules(rt: Runtime, task: OperatorTask, queue: Ta
           ...toDelete.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
           ...moduleRunTasks(rt, discovery.enabled),
         ];
-        rt.log.info({ enabled: discovery.enabled, disabled: toDelete }, 'modules discovered');
+        // every module not enabled now, in module order; `deleting`: those whose release goes now
+        const disabled = rt.manager.set.modules.map((m) => m.def.name).filter((n) => !enabledNow.has(n));
+        rt.log.info({ enabled: discovery.enabled, disabled, deleting: toDelete }, 'modules discovered');
         rt.convergePhase = 'WaitDeleteAndRunModules';
         if (head.length) return TaskResults.keep({ headTasks: head });
         break;
