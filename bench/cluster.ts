@@ -9,12 +9,19 @@
  * ConfigMap and an in-process beforeHelm hook; the watching hooks are in-process too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { procMemory, stopChild, waitForLine } from './processes.js';
 
 export { procMemory };
+
+/** The CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+export function procCpuMs(pid: number): number {
+  // the fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 const REPO = resolve(import.meta.dirname, '..');
 export const CLI = join(REPO, 'dist/cli/main.js');

@@ -22,7 +22,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
 import { emitFigures } from './figures.js';
-import { SHARDS, objectName, procMemory, queuesEmpty, startCluster, writeModuleSet, type Cluster } from './cluster.js';
+import { SHARDS, objectName, procCpuMs, procMemory, queuesEmpty, startCluster, writeModuleSet, type Cluster } from './cluster.js';
 
 const NS = 'memory';
 const arg = (name: string, fallback: number): number => {
@@ -76,8 +76,9 @@ async function main(): Promise<void> {
     await queuesEmpty(port, 900_000);
     const syncMs = performance.now() - t0;
     const afterSync = procMemory(operator.pid!);
+    const syncCpuMs = procCpuMs(operator.pid!);
     console.log(`bench/memory: ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps (${SHARDS} shards, each watched by ${BINDINGS / SHARDS} bindings), keepFullObjectsInMemory ${FULL_OBJECTS}; load ${loadavg()[0]!.toFixed(1)}`);
-    console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB)`);
+    console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn, operator CPU ${(syncCpuMs / 1000).toFixed(2)} s): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB)`);
     await heapSnapshot(operator, 'after the sync');
 
     // EVENTS changes: each object's data.version, 16 requests at a time
@@ -97,13 +98,16 @@ async function main(): Promise<void> {
     await queuesEmpty(port, 900_000);
     const eventsMs = performance.now() - t1;
     const afterEvents = procMemory(operator.pid!);
-    console.log(`  after ${EVENTS} more events (${(eventsMs / 1000).toFixed(1)} s until every queue was empty): RSS ${afterEvents.rssMiB.toFixed(1)} MiB, peak ${afterEvents.hwmMiB.toFixed(1)} MiB (target < 150 MB)`);
+    const eventsCpuMs = procCpuMs(operator.pid!) - syncCpuMs;
+    console.log(`  after ${EVENTS} more events (${(eventsMs / 1000).toFixed(1)} s until every queue was empty, operator CPU ${(eventsCpuMs / 1000).toFixed(2)} s): RSS ${afterEvents.rssMiB.toFixed(1)} MiB, peak ${afterEvents.hwmMiB.toFixed(1)} MiB (target < 150 MB)`);
     await heapSnapshot(operator, 'after the events');
     const MB = 1e6 / 1048576;
     emitFigures([
       { name: 'operator RSS after the full sync', value: afterSync.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${MODULES} modules, ${BINDINGS} bindings, ${OBJECTS} objects${FULL_OBJECTS ? '' : ', keepFullObjectsInMemory false'}` },
       { name: 'operator RSS after the events', value: afterEvents.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${EVENTS} events` },
       { name: 'operator peak RSS', value: afterEvents.hwmMiB, unit: 'MiB' },
+      { name: 'operator CPU from spawn to the end of the sync', value: syncCpuMs, unit: 'ms' },
+      { name: 'operator CPU for the events', value: eventsCpuMs, unit: 'ms' },
     ]);
   } catch (e) {
     if (cluster) console.error(cluster.stderr());

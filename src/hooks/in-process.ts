@@ -84,7 +84,8 @@ export async function runInProcessHook(r: InProcessRun): Promise<HookOutputs> {
   const target = (t: KubernetesTarget) => ({ apiVersion: t.apiVersion, kind: t.kind, namespace: t.namespace, name: t.name, ...(t.subresource ? { subresource: t.subresource } : {}) });
   const controller = new AbortController();
   const ctx: HookContext = {
-    bindingContext: r.bindingContext,
+    // a copy: the objects of snapshots are the monitors' own, shared between bindings (hooks/snapshot.ts)
+    bindingContext: cloneJson(r.bindingContext as JsonValue[]) as Array<Record<string, unknown>>,
     values: cloneJson(r.values as JsonValue) as JsonObject,
     configValues: cloneJson(r.configValues as JsonValue) as JsonObject,
     patchValues: patch(out.valuesPatch, 'values patch'),

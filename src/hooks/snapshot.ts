@@ -4,6 +4,9 @@
  * whose events are dropped (shell-operator compares an MD5 of the jq result, or of the whole object when
  * the binding has no jqFilter). With a jqFilter the filter results themselves are compared (equal JSON,
  * key order aside, exactly when Go's checksums are equal): no checksum is kept per object.
+ *
+ * Bindings that keep full objects share one parsed copy of each object version (`SharedObjects`): the
+ * kept objects are read, never changed (jq builds new values; in-process hooks get copies).
  */
 import { createHash } from 'node:crypto';
 import type { JqRuntimeError } from '../jq/index.js';
@@ -12,6 +15,66 @@ import { makeSnapshotItem, type KubeObject, type SnapshotItem } from './binding-
 import type { KubernetesBinding } from './config-types.js';
 
 type FilterBinding = Pick<KubernetesBinding, 'keepFullObjectsInMemory' | 'jqFilter' | 'jqProgram'>;
+
+/** What a binding keeps of an object it takes: `SharedObjects.acquire`, or the object itself. */
+export type KeepObject = (object: KubeObject) => KubeObject;
+
+interface Kept {
+  readonly object: KubeObject;
+  refs: number;
+}
+
+const metaOf = (o: KubeObject) => (o.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
+
+/**
+ * One parsed copy of each object version for every binding that keeps full objects. Without it, each
+ * binding keeps the copy its own informer parsed: with bindings of several hooks watching the same
+ * objects (4 per object in bench/memory), most of the operator's heap was identical copies.
+ *
+ * A version is (uid, resourceVersion, apiVersion, kind): the API server serves one content per
+ * resourceVersion of an object in one API version (client-go's caches rely on it too). Objects without
+ * a uid or a resourceVersion are kept as they are. Counted references: every `acquire` is matched by a
+ * `release` when the binding drops or replaces the object.
+ */
+export class SharedObjects {
+  /** The kept versions by uid: usually one; two while the bindings of an object see a change one after another. */
+  private readonly byUid = new Map<string, Kept[]>();
+
+  /** The kept copy equal to `object` (counting one more reference), or `object`, kept from now on. */
+  readonly acquire: KeepObject = (object) => {
+    const { uid, resourceVersion } = metaOf(object);
+    if (typeof uid !== 'string' || uid === '' || typeof resourceVersion !== 'string' || resourceVersion === '') return object;
+    let versions = this.byUid.get(uid);
+    if (!versions) this.byUid.set(uid, (versions = []));
+    for (const v of versions) {
+      if (metaOf(v.object).resourceVersion === resourceVersion && v.object.apiVersion === object.apiVersion && v.object.kind === object.kind) {
+        v.refs++;
+        return v.object;
+      }
+    }
+    versions.push({ object, refs: 1 });
+    return object;
+  };
+
+  /** One reference to a kept object less; forgotten at none. Objects never acquired are ignored. */
+  release(object: KubeObject | undefined): void {
+    if (!object) return;
+    const uid = metaOf(object).uid;
+    const versions = typeof uid === 'string' ? this.byUid.get(uid) : undefined;
+    const i = versions ? versions.findIndex((v) => v.object === object) : -1;
+    if (!versions || i < 0) return;
+    if (--versions[i]!.refs > 0) return;
+    versions.splice(i, 1);
+    if (versions.length === 0) this.byUid.delete(uid as string);
+  }
+
+  /** How many object versions are kept. */
+  get size(): number {
+    let n = 0;
+    for (const versions of this.byUid.values()) n += versions.length;
+    return n;
+  }
+}
 
 export interface FilteredObject {
   readonly item: SnapshotItem;
@@ -39,20 +102,26 @@ export function sameForHook(before: { readonly item: SnapshotItem; readonly chec
   return jsonEqual(before.item.filterResult as JsonValue, after.item.filterResult as JsonValue);
 }
 
+const asIs: KeepObject = (o) => o;
+
 /**
- * Filter many objects for one binding. Returns one outcome per object, in
- * order; a jq runtime error is reported for its object only.
+ * Filter many objects for one binding. Returns one outcome per object, in order; a jq runtime error is
+ * reported for its object only. `keep` gives the object an item holds (keepFullObjectsInMemory), for
+ * the objects filtered without error only.
  */
-export function filterObjects(binding: FilterBinding, objects: readonly KubeObject[]): FilterOutcome[] {
+export function filterObjects(binding: FilterBinding, objects: readonly KubeObject[], keep: KeepObject = asIs): FilterOutcome[] {
+  const kept = binding.keepFullObjectsInMemory ? keep : asIs;
   if (binding.jqFilter === undefined || !binding.jqProgram) {
-    return objects.map((o) => ({ ok: true, item: makeSnapshotItem(binding, o), checksum: objectChecksum(o) }));
+    return objects.map((o) => ({ ok: true, item: makeSnapshotItem(binding, kept(o)), checksum: objectChecksum(o) }));
   }
   const results = binding.jqProgram.applyMany(objects);
-  return results.map((r, i) => (r.ok ? { ok: true, item: makeSnapshotItem(binding, objects[i]!, r.outputs) } : { ok: false, error: r.error }));
+  return results.map((r, i) => (r.ok ? { ok: true, item: makeSnapshotItem(binding, kept(objects[i]!), r.outputs) } : { ok: false, error: r.error }));
 }
 
-/** Filter one object (a watch event). Throws JqRuntimeError when the filter fails on it. */
-export function filterObject(binding: FilterBinding, object: KubeObject): FilteredObject {
-  if (binding.jqFilter === undefined || !binding.jqProgram) return { item: makeSnapshotItem(binding, object), checksum: objectChecksum(object) };
-  return { item: makeSnapshotItem(binding, object, binding.jqProgram.apply(object)) };
+/** Filter one object (a watch event). Throws JqRuntimeError when the filter fails on it (nothing kept then). */
+export function filterObject(binding: FilterBinding, object: KubeObject, keep: KeepObject = asIs): FilteredObject {
+  const kept = binding.keepFullObjectsInMemory ? keep : asIs;
+  if (binding.jqFilter === undefined || !binding.jqProgram) return { item: makeSnapshotItem(binding, kept(object)), checksum: objectChecksum(object) };
+  const outputs = binding.jqProgram.apply(object);
+  return { item: makeSnapshotItem(binding, kept(object), outputs) };
 }

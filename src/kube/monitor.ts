@@ -9,7 +9,9 @@
  *   `namespace`, or a cluster-scoped kind ⇒ one informer for the whole cluster;
  * - Added/Modified whose checksum (jq result, or the whole object without jqFilter) did not change are
  *   not emitted; the snapshot still takes the new object;
- * - a jq error on an object is reported and the object skipped (not cached, no event).
+ * - a jq error on an object is reported and the object skipped (not cached, no event);
+ * - the monitors of one `KubeMonitors` keep one parsed copy of each object version between them
+ *   (`SharedObjects`): bindings of several hooks that watch the same objects do not each keep their own.
  *
  * Knowingly unlike shell-operator: once started, a namespace that starts matching `namespace.labelSelector`
  * reports its objects as Added, and one that stops matching reports them as Deleted, so that events always
@@ -21,7 +23,7 @@ import type { KubeConfig } from './kube-config.js';
 import type { BindingEvent, BindingMonitor, MonitorOptions } from '../operator/ports.js';
 import type { FieldSelector, KubernetesBinding, LabelSelector, WatchEvent } from '../hooks/config-types.js';
 import type { SnapshotItem } from '../hooks/binding-context.js';
-import { filterObject, filterObjects, sameForHook } from '../hooks/snapshot.js';
+import { SharedObjects, filterObject, filterObjects, sameForHook } from '../hooks/snapshot.js';
 import { errorMessage } from '../util/errors.js';
 import { Informer, type KubeObject, type WatchEventType } from './informer.js';
 import { backoffDelay } from '../util/rate-limit.js';
@@ -51,10 +53,13 @@ export interface KubeMonitorsOptions {
 }
 
 export class KubeMonitors {
+  /** The objects the monitors keep (keepFullObjectsInMemory), one copy of each version between them. */
+  readonly objects = new SharedObjects();
+
   constructor(private readonly opts: KubeMonitorsOptions) {}
 
   createMonitor(binding: KubernetesBinding, options: MonitorOptions): BindingMonitor {
-    return new Monitor(binding, options, this.opts);
+    return new Monitor(binding, options, this.opts, this.objects);
   }
 }
 
@@ -131,6 +136,7 @@ class Monitor implements BindingMonitor {
     private readonly binding: KubernetesBinding,
     private readonly options: MonitorOptions,
     private readonly opts: KubeMonitorsOptions,
+    private readonly shared: SharedObjects,
   ) {
     this.backoff = opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
   }
@@ -249,6 +255,7 @@ class Monitor implements BindingMonitor {
 
   private close(s: Source): Promise<void> {
     s.closed = true;
+    for (const item of s.cache.values()) this.shared.release(item.object);
     s.cache.clear();
     s.sums.clear();
     return s.informer.stop();
@@ -287,7 +294,7 @@ class Monitor implements BindingMonitor {
   private onSync(source: Source, objects: KubeObject[], keys: string[]): void {
     if (source.closed) return;
     const started = performance.now();
-    const outcomes = filterObjects(this.binding, objects);
+    const outcomes = filterObjects(this.binding, objects, this.shared.acquire);
     // the list is filtered in one batch; each object is counted with its share of the batch's time
     const timings = this.options.timings;
     if (timings && this.binding.jqFilter !== undefined && objects.length > 0) {
@@ -298,6 +305,7 @@ class Monitor implements BindingMonitor {
     outcomes.forEach((outcome, i) => {
       if (!outcome.ok) return this.reportFilterError(objects[i]!, outcome.error);
       const key = keys[i]!;
+      this.shared.release(source.cache.get(key)?.object);
       source.cache.set(key, outcome.item);
       if (outcome.checksum !== undefined) source.sums.set(key, outcome.checksum);
       added.push([key, outcome.item]);
@@ -322,12 +330,13 @@ class Monitor implements BindingMonitor {
       if (!cached) return;
       source.cache.delete(key);
       source.sums.delete(key);
+      this.shared.release(cached.object);
       return this.emit('Deleted', cached);
     }
     let filtered;
     const started = performance.now();
     try {
-      filtered = filterObject(this.binding, object);
+      filtered = filterObject(this.binding, object, this.shared.acquire);
     } catch (e) {
       return this.reportFilterError(object, e);
     } finally {
@@ -335,6 +344,7 @@ class Monitor implements BindingMonitor {
     }
     const same = cached !== undefined && sameForHook({ item: cached, checksum: source.sums.get(key) }, filtered);
     source.cache.set(key, filtered.item);
+    this.shared.release(cached?.object);
     if (filtered.checksum !== undefined) source.sums.set(key, filtered.checksum);
     if (same) return;
     this.emit(WATCH_EVENTS[type], filtered.item);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHookConfigSync } from '../../src/hooks/config.js';
-import { filterObject, filterObjects, sameForHook } from '../../src/hooks/snapshot.js';
+import { SharedObjects, filterObject, filterObjects, sameForHook } from '../../src/hooks/snapshot.js';
 import { JqRuntimeError } from '../../src/jq/index.js';
 
 
@@ -53,4 +53,45 @@ void test('filterObjects batches and attributes jq errors to their object', () =
   if (!out[1]!.ok) assert.ok(out[1]!.error instanceof JqRuntimeError);
   assert.throws(() => filterObject(calc, pod('x', '1', 'text')), JqRuntimeError);
   assert.deepEqual(filterObjects(full, [pod('a', '1')]).map((o) => o.ok), [true]);
+});
+
+void test('SharedObjects: one copy per (uid, resourceVersion, apiVersion, kind), counted; objects without uid or version are not shared', () => {
+  const shared = new SharedObjects();
+  const v = (rv: string, apiVersion = 'v1') => ({ apiVersion, kind: 'Pod', metadata: { name: 'a', uid: 'u-1', resourceVersion: rv } });
+  const first = v('1');
+  assert.equal(shared.acquire(first), first);
+  assert.equal(shared.acquire(v('1')), first, 'an equal version gives the kept copy');
+  const second = v('2');
+  assert.equal(shared.acquire(second), second, 'another resourceVersion is another version');
+  const other = v('1', 'v2');
+  assert.equal(shared.acquire(other), other, 'another apiVersion is another version');
+  assert.equal(shared.size, 3);
+  shared.release(first);
+  assert.equal(shared.acquire(v('1')), first, 'still kept: one reference left');
+  shared.release(first);
+  shared.release(first);
+  const again = v('1');
+  assert.equal(shared.acquire(again), again, 'forgotten once every reference is released');
+  shared.release(v('9'));
+  shared.release(undefined);
+  const bare = { kind: 'Pod', metadata: { name: 'b' } };
+  assert.equal(shared.acquire(bare), bare);
+  assert.notEqual(shared.acquire({ kind: 'Pod', metadata: { name: 'b' } }), bare);
+  assert.equal(shared.size, 3);
+});
+
+void test('filterObjects/filterObject keep shared objects only for keepFullObjectsInMemory and only when the filter succeeded', () => {
+  const shared = new SharedObjects();
+  const obj = (n: unknown, rv = '1') => ({ kind: 'Pod', metadata: { name: 'a', uid: 'u-a', resourceVersion: rv }, spec: { n } });
+  const kept = obj(1);
+  const [a] = filterObjects(calc, [kept], shared.acquire);
+  assert.ok(a!.ok && a!.item.object === kept);
+  const b = filterObject(full, obj(1), shared.acquire);
+  assert.equal(b.item.object, kept, 'a second binding gets the kept copy');
+  assert.equal(shared.size, 1);
+  const failed = filterObjects(calc, [obj('text', '2')], shared.acquire);
+  assert.equal(failed[0]!.ok, false);
+  assert.throws(() => filterObject(calc, obj('text', '3'), shared.acquire), JqRuntimeError);
+  filterObject(labels, obj(1, '4'), shared.acquire);
+  assert.equal(shared.size, 1, 'nothing kept for failed filters or bindings without full objects');
 });

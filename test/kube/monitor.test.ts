@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { RestMapper } from '../../src/kube/mapper.js';
@@ -9,6 +11,10 @@ import { parseHookConfigSync } from '../../src/hooks/config.js';
 import type { KubernetesBinding } from '../../src/hooks/config-types.js';
 import type { SnapshotItem } from '../../src/hooks/binding-context.js';
 import type { BindingMonitor } from '../../src/operator/ports.js';
+import { bindingContextsToJson, synchronizationContext } from '../../src/hooks/binding-context.js';
+import { loadHooks } from '../../src/hooks/hook.js';
+import { goJsonStringify } from '../../src/util/json.js';
+import { makeTree } from '../helpers/tree.js';
 
 
 const LABEL = 'hooks/watch.sh pods';
@@ -69,7 +75,7 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }) {
     t.after(() => monitor.stop());
     return { monitor, events, items, errors, ids: () => monitor.snapshot().map(idOf) };
   };
-  return { sandbox, kc, api, watch };
+  return { sandbox, kc, api, watch, monitors };
 }
 
 const cm = (namespace: string, name: string, v: string, labels?: Record<string, string>) => ({
@@ -385,4 +391,51 @@ test('stop(): ends every watch, no events afterwards; stop() during start() ends
   await failing.stop();
   await starting;
   sandbox.failNext(0);
+});
+
+// an in-process hook that changes every object it is given
+const MUTATING_HOOK = `export const config = { configVersion: 'v1', kubernetes: [{ name: 'pods', kind: 'ConfigMap' }] };
+export function run(ctx) {
+  for (const item of ctx.bindingContext[0].objects) {
+    item.object.data.v = 'changed by a hook';
+    delete item.object.metadata;
+    if (item.filterResult) item.filterResult.v = 'changed by a hook';
+  }
+}
+`;
+
+test('bindings watching the same objects keep one copy of each version; contexts are byte for byte the served objects; in-process hooks get copies', { timeout: 60_000 }, async (t) => {
+  const { sandbox, kc, api, watch, monitors } = await setup(t);
+  sandbox.load([cm('default', 'b', '1'), cm('default', 'a', '1')]);
+  const whole = watch(binding({ kind: 'ConfigMap' }));
+  const filteredBinding = binding({ kind: 'ConfigMap', jqFilter: '.data' });
+  const filtered = watch(filteredBinding);
+  const slim = watch(binding({ kind: 'ConfigMap', jqFilter: '.data', keepFullObjectsInMemory: false }));
+  await Promise.all([whole, filtered, slim].map((w) => w.monitor.start()));
+  const objectsOf = (w: typeof whole) => w.monitor.snapshot().map((i) => i.object);
+  assert.equal(monitors.objects.size, 2, 'one kept copy per object');
+  assert.deepEqual(whole.ids(), ['default/a', 'default/b']);
+  objectsOf(whole).forEach((o, i) => assert.equal(o, objectsOf(filtered)[i], 'the same parsed object'));
+
+  await api.patch('default', 'a', { data: { v: '2' } });
+  await until(() => whole.events.length === 1 && filtered.events.length === 1 && slim.events.length === 1, 'the change seen by the three bindings');
+  assert.equal(whole.items[0]!.object, filtered.items[0]!.object);
+  assert.equal(monitors.objects.size, 2, 'the replaced version is forgotten');
+
+  // what a shell hook is given: the objects exactly as the API server serves them, in Go's JSON
+  const get = (name: string) => requestJson<Record<string, unknown>>(kc, 'GET', `/api/v1/namespaces/default/configmaps/${name}`);
+  const [a, b] = [await get('a'), await get('b')];
+  const json = bindingContextsToJson([synchronizationContext(filteredBinding)], { version: 'v1', snapshots: () => filtered.monitor.snapshot() });
+  const item = (o: Record<string, unknown>) => `{"filterResult":${goJsonStringify(o.data)},"object":${goJsonStringify(o)}}`;
+  assert.equal(json, `[{"binding":"pods","objects":[${item(a)},${item(b)}],"type":"Synchronization"}]\n`);
+  assert.match(json, /"managedFields":\[/);
+
+  // an in-process hook changing what it was given changes its own copy only
+  const [hook] = await loadHooks(join(makeTree({ 'hooks/mutate.hook.mjs': MUTATING_HOOK }), 'hooks'), { kind: 'global', timeoutMs: 10_000 });
+  const before = goJsonStringify([whole.monitor.snapshot(), filtered.monitor.snapshot()]);
+  await hook!.run({ contexts: [synchronizationContext(hook!.config.kubernetes[0]!)], snapshots: () => filtered.monitor.snapshot(), values: {}, configValues: {} }, { tmpDir: join(tmpdir(), 'unused'), timeoutMs: 10_000 });
+  assert.equal(goJsonStringify([whole.monitor.snapshot(), filtered.monitor.snapshot()]), before);
+
+  await Promise.all([whole, filtered, slim].map((w) => w.monitor.stop()));
+  assert.equal(monitors.objects.size, 0, 'stopped monitors keep nothing');
 });
