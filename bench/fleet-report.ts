@@ -1,43 +1,253 @@
 /**
  * The fleet headline for the benchmark report (bench/run.ts): one cold converge of the generated fleet
  * of bench/fleet (generateFleet, runFleet; that bench is the fleet engineer's, this only calls it), as
- * figures. Needs dist/ built (bench/run.ts builds it when it is older than src/).
- *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1]
+ * figures, then object events spread over the fleet's kubernetes bindings. Needs dist/ built
+ * (bench/run.ts builds it when it is older than src/).
+ *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1] [--events 1000]
+ *
+ * Where the converge's wall time goes, from the operator's own metrics (series of the first converge,
+ * activation="OperatorStartup"): inside hooks (`module_hook_run_seconds` and `global_hook_run_seconds`:
+ * each run from its start to its outputs read, spawn included; shell and in-process apart), in Helm
+ * (`module_helm_seconds`: render, release history, applies), and the rest, the engine's own share (start
+ * and module loading, queues, values, snapshots, status). With `--parallel-module-runs` above 1 module
+ * runs overlap and the shares are not computed. The hook processes' CPU comes from the spawner helper's
+ * /proc cutime and cstime (bench/fleet/run.ts).
+ *
+ * The events: `--events N` ConfigMaps created, carrying the label of module i % modules, so that each
+ * is one Added event of that module's kubernetes binding; the time from the first create to the end of
+ * the last run of those hooks (the operator's /status.json), against the hooks' own run time (the
+ * growth of their `module_hook_run_seconds` sum; runs queued back to back are combined, as in Go).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generateFleet } from './fleet/generate.js';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { KubeConfig } from '../src/kube/kube-config.js';
+import { requestJson } from '../src/kube/http.js';
+import { closeConnections } from '../src/kube/connections.js';
+import { generateFleet, type Fleet } from './fleet/generate.js';
 import { runFleet } from './fleet/run.js';
-import { emitFigures } from './figures.js';
+import { emitFigures, type Figure } from './figures.js';
+import { spawnOnce } from './processes.js';
+import { queuesEmpty } from './cluster.js';
 
-const arg = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const modules = arg('--modules', 100);
-const objects = arg('--objects', 30);
-const parallel = arg('--parallel', 1);
-
-const root = mkdtempSync(join(tmpdir(), 'bench-fleet-report-'));
-try {
-  const fleet = generateFleet(root, { modules, objects });
-  const r = await runFleet(fleet, root, { parallel });
-  const full = modules >= 100;
-  console.log(
-    `bench/fleet: ${modules} modules × ${objects} objects × 5 hooks, --parallel-module-runs ${parallel}: converge ${(r.convergeMs / 1000).toFixed(2)} s; ` +
-      `operator CPU ${(r.operatorCpuMs / modules).toFixed(1)} ms/module; sandbox CPU ${(r.sandboxCpuMs / 1000).toFixed(2)} s; ` +
-      `peak RSS ${r.peakRssMiB.toFixed(0)} MiB; TLS handshakes ${r.handshakes} over ${r.sockets} sockets; ${r.objects} objects`,
-  );
-  emitFigures([
-    // the wall-time target is for the 100-module fleet; smaller runs are reported without it
-    { name: 'cold converge (wall)', value: r.convergeMs / 1000, unit: 's', ...(full ? { target: { max: parallel > 1 ? 10 : 15 } } : {}) },
-    { name: 'operator CPU per module', value: r.operatorCpuMs / modules, unit: 'ms', target: { max: 40 } },
-    // not the hooks' CPU: runFleet's hooksCpuMs (the operator's reaped children, from /proc) read 0 in
-    // every run here although the fleet's shell hooks run; the hooks' share needs another measure
-    { name: 'operator peak RSS', value: r.peakRssMiB, unit: 'MiB', target: { max: 150 } },
-    { name: 'TLS handshakes per socket', value: r.handshakes / r.sockets, unit: '', target: { max: 1 } },
-  ]);
-} finally {
-  rmSync(root, { recursive: true, force: true });
+/** One sample of a Prometheus text exposition. */
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
 }
+
+/** The samples of a Prometheus text exposition (comments skipped; label values unescaped). */
+export function parseSamples(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][\w:]*)(\{.*\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** The sum of the samples named `name` whose labels pass `where`. */
+export function sumOf(samples: readonly Sample[], name: string, where: (labels: Record<string, string>) => boolean = () => true): number {
+  let sum = 0;
+  for (const s of samples) if (s.name === name && where(s.labels)) sum += s.value;
+  return sum;
+}
+
+const P = 'addon_operator_';
+/** In-process hooks are the `*.hook.js` / `*.hook.mjs` files (src/hooks/discovery.ts). */
+const inProcess = (hook: string | undefined) => /\.hook\.m?js$/.test(hook ?? '');
+
+/** Seconds inside hook runs, shell and in-process, and in Helm, over the series passing `where`. */
+export function phaseSeconds(
+  samples: readonly Sample[],
+  where: (labels: Record<string, string>) => boolean,
+): { shellHooks: number; inProcessHooks: number; helm: number; hookRuns: number; shellHookCpu: number } {
+  const hooks = (kind: 'shell' | 'in-process', suffix: string, metric = 'hook_run_seconds') =>
+    [`${P}module_${metric}${suffix}`, `${P}global_${metric}${suffix}`].reduce((s, n) => s + sumOf(samples, n, (l) => where(l) && inProcess(l.hook) === (kind === 'in-process')), 0);
+  return {
+    shellHooks: hooks('shell', '_sum'),
+    inProcessHooks: hooks('in-process', '_sum'),
+    helm: sumOf(samples, `${P}module_helm_seconds_sum`, where),
+    hookRuns: hooks('shell', '_count') + hooks('in-process', '_count'),
+    // the CPU each shell hook run reported (its process tree's, from the hook-exec wrapper or the helper)
+    shellHookCpu: hooks('shell', '_sum', 'hook_run_user_cpu_seconds') + hooks('shell', '_sum', 'hook_run_sys_cpu_seconds'),
+  };
+}
+
+/** Shares of the wall time: hooks, Helm, and the rest (the engine's own), each 0..1. */
+export function wallShares(wallSeconds: number, p: { shellHooks: number; inProcessHooks: number; helm: number }): { hooks: number; helm: number; engine: number } {
+  const hooks = (p.shellHooks + p.inProcessHooks) / wallSeconds;
+  const helm = p.helm / wallSeconds;
+  return { hooks, helm, engine: 1 - hooks - helm };
+}
+
+/** Hook runs recorded on the status page (`/status.json`, the last 50 runs). */
+interface StatusJson {
+  queues: { name: string; length: number }[];
+  hookRuns: { at: number; durationMs: number; binding: string; module?: string }[];
+}
+
+const getText = (url: string) => fetch(url).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`GET ${url}: ${r.status}`))));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Creates `events` ConfigMaps spread over the fleet's modules (8 requests in flight), and waits until
+ * the operator has handled every event and its queues are empty. Returns the time from the first
+ * create to the end of the last run of the watching hooks, and those hooks' own run time.
+ */
+async function objectEvents(fleet: Fleet, op: { httpUrl: string; kubeconfig: string }, events: number, timeoutMs: number) {
+  const metrics = async () => parseSamples(await getText(`${op.httpUrl}/metrics`));
+  const watching = (l: Record<string, string>) => l.binding === 'kubernetes' && l.activation === '';
+  const eventsSeen = (s: Sample[]) => sumOf(s, `${P}kube_event_duration_seconds_count`);
+  // the converge's own objects' events may still be queued: start from empty queues
+  await queuesEmpty(Number(new URL(op.httpUrl).port), timeoutMs);
+  const before = await metrics();
+  const kc = new KubeConfig();
+  kc.loadFromFile(op.kubeconfig);
+  const ns = fleet.shape.namespace;
+  const started = Date.now();
+  let next = 0;
+  const create = async () => {
+    for (let i = next++; i < events; i = next++) {
+      const module = fleet.names[i % fleet.names.length]!;
+      const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-event-${i}`, namespace: ns, labels: { 'fleet.example.com/module': module } }, data: { event: String(i) } };
+      await requestJson(kc, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {}, body);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, create));
+  const created = Date.now();
+  closeConnections(kc);
+  // cheap reads of /status.json until the queues are empty, then /metrics (a larger read) to see that
+  // every event arrived; the end is the last watching run's end when the status page's ring of the last
+  // 50 runs still holds it (scheduled runs may have pushed it out), else the first read that saw the
+  // final count of runs
+  const runsOf = (s: Sample[]) => sumOf(s, `${P}module_hook_run_seconds_count`, watching);
+  let lastCount = runsOf(before);
+  let countSince = started;
+  for (;;) {
+    const at = Date.now();
+    const status = JSON.parse(await getText(`${op.httpUrl}/status.json`)) as StatusJson;
+    if (status.queues.every((q) => q.length === 0)) {
+      const now = await metrics();
+      const handled = eventsSeen(now) - eventsSeen(before);
+      if (runsOf(now) !== lastCount) [lastCount, countSince] = [runsOf(now), at];
+      if (handled >= events) {
+        const runs = status.hookRuns.filter((r) => r.binding === 'own-configmaps' && r.at >= started);
+        const end = runs.length ? Math.max(...runs.map((r) => r.at + r.durationMs)) : countSince;
+        const seconds = sumOf(now, `${P}module_hook_run_seconds_sum`, watching) - sumOf(before, `${P}module_hook_run_seconds_sum`, watching);
+        return { untilDoneMs: end - started, createMs: created - started, hookSeconds: seconds, hookRuns: runsOf(now) - runsOf(before), handled };
+      }
+      if (Date.now() - started > timeoutMs) throw new Error(`after ${timeoutMs} ms the operator had handled ${handled} of ${events} events`);
+    } else if (Date.now() - started > timeoutMs) throw new Error(`the operator's queues were not empty ${timeoutMs} ms after the first event`);
+    await sleep(100);
+  }
+}
+
+/**
+ * The watching hook's own run time: its script run directly (spawned from this process, a binding
+ * context of one Added event prepared once), `samples` times one after the other; ms per run.
+ */
+async function directRunMs(fleet: Fleet, root: string, samples: number): Promise<number> {
+  const module = fleet.names[0]!;
+  const dir = readdirSync(fleet.modulesDir).find((d) => d.endsWith(`-${module}`))!;
+  const hook = join(fleet.modulesDir, dir, 'hooks', 'watch-configmaps.sh');
+  const pre = join(root, 'direct');
+  mkdirSync(pre, { recursive: true });
+  const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-event-0`, namespace: fleet.shape.namespace, labels: { 'fleet.example.com/module': module } }, data: { event: '0' } };
+  const context = [{ binding: 'own-configmaps', type: 'Event', watchEvent: 'Added', object, filterResult: { name: object.metadata.name, keys: ['event'] } }];
+  const env = { BINDING_CONTEXT_PATH: join(pre, 'binding-context.json') };
+  writeFileSync(env.BINDING_CONTEXT_PATH, JSON.stringify(context));
+  for (let i = 0; i < 3; i++) await spawnOnce(hook, env); // warm-up
+  const t = performance.now();
+  for (let i = 0; i < samples; i++) await spawnOnce(hook, env);
+  return (performance.now() - t) / samples;
+}
+
+const pct = (x: number) => Math.round(x * 1000) / 10;
+
+async function main(): Promise<void> {
+  const arg = (name: string, fallback: number): number => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  };
+  const modules = arg('--modules', 100);
+  const objects = arg('--objects', 30);
+  const parallel = arg('--parallel', 1);
+  const events = arg('--events', 1000);
+  const root = mkdtempSync(join(tmpdir(), 'bench-fleet-report-'));
+  try {
+    const fleet = generateFleet(root, { modules, objects });
+    let phases: ReturnType<typeof phaseSeconds> | undefined;
+    let ev: Awaited<ReturnType<typeof objectEvents>> | undefined;
+    const r = await runFleet(fleet, root, {
+      parallel,
+      afterConverge: async (op) => {
+        phases = phaseSeconds(parseSamples(await getText(`${op.httpUrl}/metrics`)), (l) => l.activation === 'OperatorStartup');
+        if (events > 0) ev = await objectEvents(fleet, op, events, 900_000);
+      },
+    });
+    const p = phases!;
+    const directMs = ev ? await directRunMs(fleet, root, Math.min(100, Math.max(10, ev.hookRuns))) : 0;
+    const full = modules >= 100;
+    const wall = r.convergeMs / 1000;
+    console.log(
+      `bench/fleet: ${modules} modules × ${objects} objects × 5 hooks, --parallel-module-runs ${parallel}: converge ${wall.toFixed(2)} s; ` +
+        `operator CPU ${(r.operatorCpuMs / modules).toFixed(1)} ms/module; hook processes' CPU ${(r.hooksCpuMs / 1000).toFixed(2)} s (spawner helper ${(r.helperCpuMs / 1000).toFixed(2)} s); ` +
+        `sandbox CPU ${(r.sandboxCpuMs / 1000).toFixed(2)} s; peak RSS ${r.peakRssMiB.toFixed(0)} MiB; TLS handshakes ${r.handshakes} over ${r.sockets} sockets; ${r.objects} objects`,
+    );
+    console.log(
+      `  inside hooks ${(p.shellHooks + p.inProcessHooks).toFixed(2)} s (${p.hookRuns} runs; shell ${p.shellHooks.toFixed(2)} s, in-process ${p.inProcessHooks.toFixed(2)} s); ` +
+        `in Helm ${p.helm.toFixed(2)} s${parallel > 1 ? ' (summed over the parallel queues)' : ''}; the shell hook runs' CPU by the metrics ${p.shellHookCpu.toFixed(2)} s`,
+    );
+    const figures: Figure[] = [
+      // the wall-time target is for the 100-module fleet; smaller runs are reported without it
+      { name: 'cold converge (wall)', value: wall, unit: 's', ...(full ? { target: { max: parallel > 1 ? 10 : 15 } } : {}) },
+      { name: 'operator CPU per module', value: r.operatorCpuMs / modules, unit: 'ms', target: { max: 40 } },
+      { name: 'hook processes CPU', value: r.hooksCpuMs / 1000, unit: 's', note: 'the spawner helper\'s reaped children' },
+    ];
+    if (parallel === 1) {
+      const s = wallShares(wall, p);
+      console.log(
+        `  shares of the wall time: hooks ${pct(s.hooks)} %, Helm ${pct(s.helm)} %, engine ${pct(s.engine)} % (target < 20 %), ` +
+          `of which the start to 'modules discovered' ${pct(r.startMs / r.convergeMs)} % (${(r.startMs / 1000).toFixed(2)} s: Node, the operator's code, every hook loaded with the shell hooks' --config runs)`,
+      );
+      figures.push(
+        { name: 'cold converge: share inside hooks', value: pct(s.hooks), unit: '%', better: 'higher', note: `shell ${p.shellHooks.toFixed(1)} s, in-process ${p.inProcessHooks.toFixed(1)} s` },
+        { name: 'cold converge: share in Helm rendering and applying', value: pct(s.helm), unit: '%', better: 'higher' },
+        { name: 'cold converge: engine share', value: pct(s.engine), unit: '%', target: { max: 20 }, note: `of which the start and the hooks' loading (--config runs): ${(r.startMs / 1000).toFixed(1)} s` },
+      );
+    }
+    if (ev) {
+      const own = (ev.hookRuns * directMs) / 1000;
+      console.log(
+        `  ${events} object events over ${modules} kubernetes bindings (created in ${(ev.createMs / 1000).toFixed(2)} s): every hook run done ${(ev.untilDoneMs / 1000).toFixed(2)} s after the first create; ` +
+          `${ev.hookRuns} runs (${ev.handled} events), timed by the operator ${ev.hookSeconds.toFixed(2)} s; the hook run directly ${directMs.toFixed(1)} ms, × ${ev.hookRuns} = ${own.toFixed(2)} s; ` +
+          `ratio ${(ev.untilDoneMs / 1000 / own).toFixed(2)} (target ≤ 1.25: engine share < 20 %)`,
+      );
+      figures.push({
+        name: `${events} object events: until every hook has run`,
+        value: ev.untilDoneMs / 1000,
+        unit: 's',
+        baseline: { what: `the hook run directly × ${ev.hookRuns} runs`, value: own, unit: 's' },
+        // the engine's share under 20 % of the time, as for the converge
+        target: { max: 1.25, of: 'ratio' },
+        note: `${modules} bindings; the runs as the operator times them: ${ev.hookSeconds.toFixed(1)} s`,
+      });
+    }
+    figures.push(
+      { name: 'operator peak RSS', value: r.peakRssMiB, unit: 'MiB', target: { max: 150 } },
+      { name: 'TLS handshakes per socket', value: r.handshakes / r.sockets, unit: '', target: { max: 1 } },
+    );
+    emitFigures(figures);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();

@@ -5,7 +5,6 @@
  * an in-process hook: target at least 50× faster than the shell path.
  * Run: node --import tsx bench/hooks.ts [runs]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, chmodSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { loadHooks } from '../src/hooks/hook.js';
 import { lifecycleContext } from '../src/hooks/binding-context.js';
 import type { JsonObject } from '../src/util/json.js';
 import { emitFigures } from './figures.js';
+import { spawnOnce } from './processes.js';
 
 const RUNS = Number(process.argv[2] ?? 1000);
 
@@ -33,16 +33,6 @@ function values200k(): JsonObject {
   const items = [];
   for (let i = 0; items.length < 2000; i++) items.push({ name: `item-${i}`, image: `registry.example.com/team/app-${i}:v1.${i}`, replicas: i % 5, labels: { app: `a${i}`, tier: 'web' } });
   return { global: { clusterName: 'bench', enabledModules: ['bench'] }, bench: { items } };
-}
-
-function spawnOnce(file: string, env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(file, [], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    c.stdout.resume();
-    c.stderr.resume();
-    c.on('error', reject);
-    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
-  });
 }
 
 const root = mkdtempSync(join(tmpdir(), 'bench-hooks-'));

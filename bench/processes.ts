@@ -1,8 +1,8 @@
 /**
  * What benches that run the sandbox and the operator as processes of their own share: waiting for a
- * log line, stopping a child, and reading its memory from /proc.
+ * log line, stopping a child, reading its memory from /proc, and running a hook script directly.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -53,4 +53,15 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** Runs `file` with only PATH, HOME and `env` in its environment; resolves when it exits with 0. */
+export function spawnOnce(file: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(file, [], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    c.stdout.resume();
+    c.stderr.resume();
+    c.on('error', reject);
+    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file}: exit ${code}`))));
+  });
 }

@@ -29,9 +29,17 @@ const CLK_TCK = 100;
 export interface FleetRun {
   parallel: number;
   convergeMs: number;
-  /** CPU of the operator process itself, and of the hook processes it waited for. */
+  /** From the spawn to the 'modules discovered' line: Node, the operator's code, every hook loaded (--config runs). */
+  startMs: number;
+  /** CPU of the operator process itself. */
   operatorCpuMs: number;
+  /**
+   * CPU of the hook processes: the spawner helper's reaped children (/proc cutime + cstime; the hooks
+   * are the operator's grandchildren, so the operator's own cutime does not count them), and of the
+   * helper itself.
+   */
   hooksCpuMs: number;
+  helperCpuMs: number;
   sandboxCpuMs: number;
   peakRssMiB: number;
   handshakes: number;
@@ -45,6 +53,25 @@ function procCpuMs(pid: number): { self: number; children: number } {
   // fields 14-17 of proc(5), counted from the state field (3)
   const n = (i: number) => Number(f[i - 3]);
   return { self: ((n(14) + n(15)) * 1000) / CLK_TCK, children: ((n(16) + n(17)) * 1000) / CLK_TCK };
+}
+
+/** CPU of the operator's child processes (the hook spawner helper) and of their reaped children. */
+function childrenCpuMs(pid: number): { self: number; children: number } {
+  const sum = { self: 0, children: 0 };
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue;
+    const c = procCpuMs(Number(e));
+    sum.self += c.self;
+    sum.children += c.children;
+  }
+  return sum;
 }
 
 /** Signals the operator to write a heap snapshot and waits until the file is complete. */
@@ -68,6 +95,8 @@ export interface RunOptions {
   /** Write a heap snapshot of the operator to this dir when the converge is done (--heapsnapshot-signal). */
   heapSnapshotDir?: string;
   timeoutMs?: number;
+  /** Called when the converge is done, before the processes stop: for measures of the running operator. */
+  afterConverge?: (op: { pid: number; httpUrl: string; kubeconfig: string }) => Promise<void>;
 }
 
 /** One cold converge of `fleet` against a fresh sandbox process. */
@@ -106,9 +135,17 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     const t0 = performance.now();
     operator = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
-    const line = await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, { fail: (l) => l.includes('task failed') });
+    let httpUrl = '';
+    let startMs = NaN;
+    const done = (l: string) => {
+      if (l.includes('HTTP server listening')) httpUrl = (JSON.parse(l) as { address: string }).address;
+      if (l.includes('"modules discovered"')) startMs = performance.now() - t0;
+      return l.includes('startup converge done');
+    };
+    const line = await waitForLine(operator, done, 'the first converge', o.timeoutMs ?? 900_000, { fail: (l) => l.includes('task failed') });
     const convergeMs = performance.now() - t0;
     const cpu = procCpuMs(operator.pid!);
+    const helper = childrenCpuMs(operator.pid!);
     const peak = procMemory(operator.pid!).hwmMiB;
     const sandboxCpuMs = procCpuMs(sandbox.pid!).self - sandboxCpu0;
     operator.stdout!.resume();
@@ -126,7 +163,8 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     closeConnections(kc);
     const expected = fleet.shape.modules * fleet.shape.objects;
     if (objects !== expected) throw new Error(`expected ${expected} objects in the cluster, found ${objects}`);
-    return { parallel: o.parallel, convergeMs, operatorCpuMs: cpu.self, hooksCpuMs: cpu.children, sandboxCpuMs, peakRssMiB: peak, handshakes: conn.handshakes, sockets: conn.sockets, objects };
+    await o.afterConverge?.({ pid: operator.pid!, httpUrl, kubeconfig });
+    return { parallel: o.parallel, convergeMs, startMs, operatorCpuMs: cpu.self, hooksCpuMs: cpu.children + helper.children, helperCpuMs: helper.self, sandboxCpuMs, peakRssMiB: peak, handshakes: conn.handshakes, sockets: conn.sockets, objects };
   } catch (e) {
     if (stderr.length) console.error(stderr.join('').slice(-4000));
     throw e;
@@ -174,6 +212,7 @@ async function main(): Promise<void> {
         console.log(
           `  --parallel-module-runs ${parallel}: converge ${(run.convergeMs / 1000).toFixed(2)} s (target < ${parallel > 1 ? 10 : 15} s); ` +
             `operator CPU ${(run.operatorCpuMs / 1000).toFixed(2)} s = ${perModule.toFixed(1)} ms/module (target < 40); ` +
+            `hook processes' CPU ${(run.hooksCpuMs / 1000).toFixed(2)} s; ` +
             `sandbox CPU ${(run.sandboxCpuMs / 1000).toFixed(2)} s; peak RSS ${run.peakRssMiB.toFixed(0)} MiB (target < 150); ` +
             `TLS handshakes ${run.handshakes} over ${run.sockets} sockets; ${run.objects} objects`,
         );
