@@ -69,15 +69,17 @@ export function apiMessage(e: unknown): string {
   return (e as Error).message;
 }
 
-/** The object as sent: its final namespace (none for cluster-scoped kinds), `extra` merged into its labels and annotations. */
+/**
+ * The object as sent: its final namespace (none for cluster-scoped kinds), `extra` merged into its
+ * labels and annotations. Nothing else changes: with no extra labels (annotations) the object's own
+ * are sent as rendered, and a map the chart did not write is not invented.
+ */
 function placedBody(p: PlacedObject, extra?: { labels: Record<string, string>; annotations: Record<string, string> }): JsonObject {
   const metadata = { ...(p.object.metadata as JsonObject) };
   if (p.placedNamespace) metadata.namespace = p.placedNamespace;
   else delete metadata.namespace;
-  if (extra) {
-    metadata.labels = { ...((metadata.labels as JsonObject | undefined) ?? {}), ...extra.labels };
-    metadata.annotations = { ...((metadata.annotations as JsonObject | undefined) ?? {}), ...extra.annotations };
-  }
+  if (extra && Object.keys(extra.labels).length) metadata.labels = { ...((metadata.labels as JsonObject | undefined) ?? {}), ...extra.labels };
+  if (extra && Object.keys(extra.annotations).length) metadata.annotations = { ...((metadata.annotations as JsonObject | undefined) ?? {}), ...extra.annotations };
   return { ...p.object, metadata };
 }
 

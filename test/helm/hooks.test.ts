@@ -221,6 +221,27 @@ test('hooks: hook-failed deletes a failed hook, a Pod that fails, a timeout, and
   await assert.rejects(helm.upgradeInstall({ release: 'd', namespace: NS, chartDir: taken, values: {} }), /^Error: release d: failed pre-install: warning: Hook pre-install x\/templates\/taken\.yaml failed: .*already exists/);
 });
 
+test('objects go as rendered: a hook ConfigMap and a crds/ CRD the chart gave no labels get no labels or annotations map (none invented)', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const chartDir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: plain\nversion: 0.1.0\n',
+    'crds/things.yaml':
+      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n' +
+      '  names: {plural: things, singular: thing, kind: Thing, listKind: ThingList}\n' +
+      '  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object}\n',
+    'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n',
+    'templates/hook.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain-hook\n  annotations:\n    "helm.sh/hook": post-install\ndata:\n  x: "1"\n',
+  });
+  assert.equal(await helm.upgradeInstall({ release: 'plain', namespace: NS, chartDir, values: {} }), 'installed');
+  const hook = await getObject(kc, cmPath('plain-hook'));
+  assert.equal('labels' in hook.metadata, false, JSON.stringify(hook.metadata));
+  assert.deepEqual(hook.metadata.annotations, { 'helm.sh/hook': 'post-install' });
+  const crd = await getObject(kc, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/things.example.com');
+  assert.equal('labels' in crd.metadata, false, JSON.stringify(crd.metadata));
+  assert.equal('annotations' in crd.metadata, false, JSON.stringify(crd.metadata));
+});
+
 test('hooks under the operator: a failing pre-upgrade hook fails the module run, the run is retried (the failed Job replaced) and recovers once the hook succeeds', async (t) => {
   const OPNS = 'addons';
   const sandbox = await startSandbox({
