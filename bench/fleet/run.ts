@@ -8,11 +8,12 @@
  * module; under 150 MiB peak; one handshake per pooled socket.
  *
  * Run (builds dist/ first): node --import tsx bench/fleet/run.ts [--modules 100] [--objects 30]
- *   [--parallel N]... [--rounds 1] [--cpu-prof DIR] [--heap-snapshot DIR] [--no-build] [--keep]
+ *   [--parallel N]... [--rounds 1] [--kube-client-qps N] [--cpu-prof DIR] [--heap-snapshot DIR] [--log PREFIX] [--no-build] [--keep]
+ * --log PREFIX writes each run's operator log to PREFIX-<parallel>-<round>.jsonl.
  * Each --parallel value is one run (`--parallel 1 --parallel 4` compares both on one machine state).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -91,9 +92,13 @@ async function heapSnapshot(pid: number, dir: string): Promise<void> {
 
 export interface RunOptions {
   parallel: number;
+  /** `--kube-client-qps` of the operator (its default, 5, when absent). */
+  kubeClientQps?: number;
   cpuProfDir?: string;
   /** Write a heap snapshot of the operator to this dir when the converge is done (--heapsnapshot-signal). */
   heapSnapshotDir?: string;
+  /** Write the operator's log (JSON lines, from its start) to this file. */
+  logFile?: string;
   timeoutMs?: number;
   /** Called when the converge is done, before the processes stop: for measures of the running operator. */
   afterConverge?: (op: { pid: number; httpUrl: string; kubeconfig: string }) => Promise<void>;
@@ -130,11 +135,13 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
       '--debug-unix-socket',
       join(root, 'debug.socket'),
       ...(o.parallel > 1 ? ['--parallel-module-runs', String(o.parallel)] : []),
+      ...(o.kubeClientQps !== undefined ? ['--kube-client-qps', String(o.kubeClientQps)] : []),
     ];
     const sandboxCpu0 = procCpuMs(sandbox.pid!).self;
     const t0 = performance.now();
     operator = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+    if (o.logFile) operator.stdout!.pipe(createWriteStream(o.logFile));
     let httpUrl = '';
     let startMs = NaN;
     const done = (l: string) => {
@@ -175,7 +182,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
 }
 
 function parseArgs(argv: string[]) {
-  const o = { modules: 100, objects: 30, parallel: [] as number[], rounds: 1, cpuProf: undefined as string | undefined, heapSnapshot: undefined as string | undefined, build: true, keep: false };
+  const o = { modules: 100, objects: 30, parallel: [] as number[], rounds: 1, cpuProf: undefined as string | undefined, heapSnapshot: undefined as string | undefined, log: undefined as string | undefined, qps: undefined as number | undefined, build: true, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -189,6 +196,8 @@ function parseArgs(argv: string[]) {
     else if (a === '--rounds') o.rounds = Number(next());
     else if (a === '--cpu-prof') o.cpuProf = resolve(next());
     else if (a === '--heap-snapshot') o.heapSnapshot = resolve(next());
+    else if (a === '--log') o.log = resolve(next());
+    else if (a === '--kube-client-qps') o.qps = Number(next());
     else if (a === '--no-build') o.build = false;
     else if (a === '--keep') o.keep = true;
     else throw new Error(`unknown argument ${a}`);
@@ -204,10 +213,15 @@ async function main(): Promise<void> {
   const shape: Partial<FleetShape> = { modules: args.modules, objects: args.objects };
   const fleet = generateFleet(root, shape);
   console.log(`bench/fleet: ${fleet.shape.modules} modules (orders shared in pairs) × ${fleet.shape.objects} objects × 5 hooks; sandbox and operator as separate processes`);
+  // client-go's token bucket, as the operator's main client keeps it: every list waits for a token
+  // (watches do not); the first `burst` go at once, the rest at `qps` a second
+  const qps = args.qps ?? 5;
+  const lists = fleet.shape.modules;
+  if (qps > 0) console.log(`  the main client's limit (--kube-client-qps ${qps}, burst 10${args.qps === undefined ? ': the default, as in the Go operator' : ''}) spaces the first lists of the ${lists} kubernetes bindings alone over at least ${(Math.max(0, lists - 10) / qps).toFixed(1)} s`);
   try {
     for (let r = 0; r < args.rounds; r++) {
       for (const parallel of args.parallel) {
-        const run = await runFleet(fleet, root, { parallel, cpuProfDir: args.cpuProf, heapSnapshotDir: args.heapSnapshot });
+        const run = await runFleet(fleet, root, { parallel, cpuProfDir: args.cpuProf, heapSnapshotDir: args.heapSnapshot, kubeClientQps: args.qps, ...(args.log ? { logFile: `${args.log}-${parallel}-${r}.jsonl` } : {}) });
         const perModule = run.operatorCpuMs / fleet.shape.modules;
         console.log(
           `  --parallel-module-runs ${parallel}: converge ${(run.convergeMs / 1000).toFixed(2)} s (target < ${parallel > 1 ? 10 : 15} s); ` +

@@ -83,11 +83,12 @@ export class ReleaseStore {
 
   /**
    * Storage.removeLeastRecent: deletes the oldest revisions until at most `max` remain, never the
-   * last deployed one. `max` < 0 keeps everything.
+   * last deployed one. `max` < 0 keeps everything. `known` is the history the caller has just read
+   * (oldest first), to spare a second list.
    */
-  async prune(name: string, namespace: string, max: number): Promise<number[]> {
+  async prune(name: string, namespace: string, max: number, known?: readonly Release[]): Promise<number[]> {
     if (max < 0) return [];
-    const history = await this.history(name, namespace);
+    const history = known ?? (await this.history(name, namespace));
     if (history.length <= max) return [];
     const deployed = history.filter((r) => r.info.status === 'deployed').at(-1);
     const doomed: number[] = [];

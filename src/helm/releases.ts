@@ -251,12 +251,11 @@ export class HelmReleases {
   /** The monitor leaves the release alone during the run, then watches what its deployed revision owns. */
   private async monitoredUpgradeInstall(req: ReleaseRequest): Promise<ReleaseOutcome> {
     const monitor = this.monitor;
-    if (!monitor) return this.doUpgradeInstall(req);
+    if (!monitor) return (await this.doUpgradeInstall(req)).outcome;
     monitor.pause(req.release, req.namespace);
     try {
-      const outcome = await this.doUpgradeInstall(req);
+      const { outcome, deployed } = await this.doUpgradeInstall(req);
       if (outcome === 'unchanged' && monitor.isTracking(req.release, req.namespace)) return outcome;
-      const deployed = (await this.store.history(req.release, req.namespace)).filter((r) => r.info.status === 'deployed').at(-1);
       // not awaited: a watch that cannot list yet must not hold the module run
       if (deployed) void monitor.track(req.release, req.namespace, await this.placedObjects(deployed.manifest, req.namespace));
       return outcome;
@@ -265,7 +264,8 @@ export class HelmReleases {
     }
   }
 
-  private async doUpgradeInstall(req: ReleaseRequest): Promise<ReleaseOutcome> {
+  /** The outcome and the release's deployed revision after it (read once: the history is not listed again). */
+  private async doUpgradeInstall(req: ReleaseRequest): Promise<{ outcome: ReleaseOutcome; deployed: Release | undefined }> {
     const { release: name, namespace, values } = req;
     let stepStarted = performance.now();
     const step = (operation: HelmOperation) => {
@@ -296,7 +296,7 @@ export class HelmReleases {
     if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
       const absent = this.monitor?.absent(name, namespace) ?? (await this.absent(deployed));
       step('check-upgrade');
-      if (absent.length === 0) return 'unchanged';
+      if (absent.length === 0) return { outcome: 'unchanged', deployed };
       this.log.info(`release ${name}: ${absent.length} object(s) absent (${absent.slice(0, 3).join(', ')}${absent.length > 3 ? ', ...' : ''}), upgrading`);
     }
 
@@ -306,7 +306,7 @@ export class HelmReleases {
       ? await renderLooking(lookup, (fn) => renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision, lookup: fn }))
       : probe;
     const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous);
-    if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1);
+    if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1, history);
     await this.store.create(record);
     const upgrade = previous !== undefined;
     try {
@@ -332,7 +332,7 @@ export class HelmReleases {
     record.info.description = previous ? 'Upgrade complete' : 'Install complete';
     await this.store.update(record);
     step('upgrade');
-    return previous ? 'upgraded' : 'installed';
+    return { outcome: previous ? 'upgraded' : 'installed', deployed: record };
   }
 
   /**

@@ -77,6 +77,33 @@ test('a no-change run writes nothing: no release Secret, no apply, no annotation
   }
 });
 
+test('an install and an upgrade list the release history once, pruning included (with and without the monitor); the monitor watches the deployed revision', async (t) => {
+  for (const monitored of [false, true]) {
+    const { sandbox, kc, mapper } = await cluster(t, [NS]);
+    const helm = new HelmReleases({ kc, mapper, historyMax: 2, ...(monitored ? { monitor: {} } : {}) });
+    t.after(() => helm.stop());
+    const chartDir = chart('demo');
+    const req = (replicas: number) => ({ release: 'demo', namespace: NS, chartDir, values: { replicas } });
+    const historyLists = () => sandbox.requests.filter((r) => r.method === 'GET' && r.path === `/api/v1/namespaces/${NS}/secrets` && r.query.watch !== 'true').length;
+    sandbox.clearRequestLog();
+    assert.equal(await helm.upgradeInstall(req(1)), 'installed');
+    assert.equal(historyLists(), 1, `install, monitored=${monitored}`);
+    for (const replicas of [2, 3]) {
+      sandbox.clearRequestLog();
+      assert.equal(await helm.upgradeInstall(req(replicas)), 'upgraded');
+      assert.equal(historyLists(), 1, `upgrade to ${replicas}, monitored=${monitored}`);
+    }
+    // historyMax 2: the first revision went with the third
+    assert.deepEqual((await helm.absentObjects('demo', NS)).length, 0);
+    const secrets = await requestJson<{ items: { metadata: { name: string } }[] }>(kc, 'GET', `/api/v1/namespaces/${NS}/secrets`, { labelSelector: 'owner=helm,name=demo' });
+    assert.deepEqual(secrets.items.map((s) => s.metadata.name).sort(), ['sh.helm.release.v1.demo.v2', 'sh.helm.release.v1.demo.v3']);
+    if (monitored) {
+      await waitFor(() => (helm.watched().demo?.length ?? 0) > 0, 'the release to be watched', 10_000);
+      assert.deepEqual(helm.watched().demo, ['/ClusterRole/demo-reader', `${NS}/ConfigMap/demo-config`, `${NS}/Service/demo`]);
+    }
+  }
+});
+
 test('absent objects: deleted by hand → one event per burst, for the owning release only; hook objects and other releases are not watched', async (t) => {
   const { kc, helm, events, request } = await setup(t);
   await installWatched(helm, request('one'));
