@@ -217,7 +217,7 @@ async function main(): Promise<void> {
   // (watches do not); the first `burst` go at once, the rest at `qps` a second
   const qps = args.qps ?? 5;
   const lists = fleet.shape.modules;
-  if (qps > 0) console.log(`  the main client's limit (--kube-client-qps ${qps}, burst 10${args.qps === undefined ? ': the default, as in the Go operator' : ''}) spaces the first lists of the ${lists} kubernetes bindings alone over at least ${(Math.max(0, lists - 10) / qps).toFixed(1)} s`);
+  if (qps > 0 && lists > 10) console.log(`  the main client's limit (--kube-client-qps ${qps}, burst 10${args.qps === undefined ? ': the default, as in the Go operator' : ''}) spaces the first lists of the ${lists} kubernetes bindings alone over at least ${(Math.max(0, lists - 10) / qps).toFixed(1)} s`);
   try {
     for (let r = 0; r < args.rounds; r++) {
       for (const parallel of args.parallel) {
