@@ -21,6 +21,7 @@ import { HelmReleases } from '../helm/releases.js';
 import { DRIFT_MODES, type DriftMode } from '../helm/monitor.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
+import { labelKeyProblem, labelValueProblem } from '../hooks/config-checks.js';
 import { parseDuration, parseOrder, parsePort } from './env.js';
 import { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { HookMetricsStorage } from '../metrics/hook-metrics.js';
@@ -49,6 +50,23 @@ function parseBurst(text: string, flag: string): number {
   return n;
 }
 
+/**
+ * `--crd-extra-labels`: `key=value` pairs separated by commas (the Go operator reads the matchLabels
+ * of this label selector); `heritage: addon-operator` is added when no `heritage` is given, as there.
+ */
+export function parseExtraLabels(text: string, flag = '--crd-extra-labels'): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([^=!\s]+)\s*==?\s*(\S*)$/.exec(part);
+    if (!m) throw new UserError(`${flag}: "${part}" is not key=value (in "${text}")`);
+    const problem = labelKeyProblem(m[1]!) ?? labelValueProblem(m[2]!);
+    if (problem) throw new UserError(`${flag}: ${problem}`);
+    labels[m[1]!] = m[2]!;
+  }
+  labels.heritage ??= 'addon-operator';
+  return labels;
+}
+
 function checkOptions(opts: StartOptions) {
   if (!LOG_LEVELS.includes(opts.logLevel)) throw new UserError(`--log-level: "${opts.logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
   if (!LOG_TYPES.includes(opts.logType)) throw new UserError(`--log-type: "${opts.logType}" is not one of ${LOG_TYPES.join(', ')}`);
@@ -64,6 +82,7 @@ function checkOptions(opts: StartOptions) {
     historyMax: parseOrder(opts.helmHistoryMax, '--helm-history-max'),
     helmTimeoutMs: parseDuration(opts.helmTimeout ?? '20m', '--helm-timeout'),
     helmDrift,
+    extraLabels: parseExtraLabels(opts.crdExtraLabels ?? 'heritage=addon-operator'),
     listenPort: parsePort(opts.listenPort, '--listen-port'),
     parallelModuleRuns: Math.max(1, parseOrder(opts.parallelModuleRuns ?? '1', '--parallel-module-runs')),
     kubeClient: { qps: parseQps(opts.kubeClientQps ?? '5', '--kube-client-qps'), burst: parseBurst(opts.kubeClientBurst ?? '10', '--kube-client-burst') },
@@ -250,6 +269,10 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
       historyMax,
       hookTimeoutMs: checked.helmTimeoutMs,
       crds: 'module',
+      // as the Go operator's Helm client: --crd-extra-labels on every release object and module CRD,
+      // and this release label on every revision (its maintenance mode, not used here)
+      extraLabels: checked.extraLabels,
+      releaseLabels: { 'maintenance.deckhouse.io/no-resource-reconciliation': 'false' },
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
       monitor: {
         drift: checked.helmDrift,

@@ -19,6 +19,7 @@ export interface StartOptions {
   helmHistoryMax: string;
   helmTimeout: string;
   helmDrift?: string;
+  crdExtraLabels?: string;
   parallelModuleRuns: string;
   helmIgnoreRelease: string;
   kubeConfig: string;
@@ -61,6 +62,11 @@ export function registerStart(program: Command): Command {
     .option('--helm-history-max <n>', 'revisions kept per release (0: all)', fromEnv(['HELM_HISTORY_MAX'], '10'))
     .option('--helm-timeout <duration>', "how long a Helm hook's Job or Pod is waited for, e.g. 20m (env HELM_TIMEOUT)", fromEnv(['HELM_TIMEOUT'], '20m'))
     .option('--helm-drift <mode>', 'a managed field of a release object changed by someone else: fix (apply the object again), warn (log it), off (env HELM_DRIFT)', fromEnv(['HELM_DRIFT'], 'fix'))
+    .option(
+      '--crd-extra-labels <labels>',
+      'labels (key=value,...) added to every release object and module CRD (env ADDON_OPERATOR_CRD_EXTRA_LABELS); heritage=addon-operator is always among them unless another heritage is given',
+      fromEnv(['ADDON_OPERATOR_CRD_EXTRA_LABELS'], 'heritage=addon-operator'),
+    )
     .option(
       '--parallel-module-runs <n>',
       'modules that share an order number run this many at once (env ADDON_OPERATOR_PARALLEL_MODULE_RUNS; 1: one by one)',

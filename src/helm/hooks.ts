@@ -7,7 +7,8 @@
  * watchUntilReady). Each hook's last run (started, completed, phase) is kept in the release record,
  * which is stored when a hook starts. A failed hook is deleted by `hook-failed`, the ones that
  * succeeded before it by `hook-succeeded`; when all succeed, `hook-succeeded` deletes them, last first.
- * CustomResourceDefinitions are never deleted. Test hooks are never run here.
+ * CustomResourceDefinitions are never deleted. Test hooks are never run here. Hooks are created as
+ * rendered: Helm 3.19 runs the post-renderer (the Go operator's extra labels) on the manifest only.
  */
 import type { KubeConfig } from '../kube/kube-config.js';
 import type { RestMapper } from '../kube/mapper.js';
@@ -26,8 +27,6 @@ export interface HookRunnerOptions {
   objects: ClusterObjects;
   /** How long a Job, a Pod or a deletion is waited for (Helm's `--timeout`, the operator's `--helm-timeout`). */
   timeoutMs: number;
-  /** Labels added to every hook object (the Go operator's post-renderer labels them too). */
-  extraLabels: Record<string, string>;
   /** Stores the release record (Helm's recordRelease). */
   record: (release: Release) => Promise<void>;
   log: { info(message: string): void; warn(message: string): void };
@@ -114,7 +113,7 @@ export class HookRunner {
     const errors = await Promise.all(
       placed.map(async (p) => {
         try {
-          await this.o.objects.create(p, { labels: this.o.extraLabels, annotations: {} });
+          await this.o.objects.create(p, { labels: {}, annotations: {} });
           return undefined;
         } catch (e) {
           return apiMessage(e);

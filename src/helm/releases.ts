@@ -52,8 +52,14 @@ export interface HelmReleasesOptions {
   historyMax?: number;
   /** Field manager of server-side apply (default `addon-operator`). */
   fieldManager?: string;
-  /** Labels added to every applied object (the Go operator's post-renderer adds `heritage: addon-operator`). */
+  /**
+   * Labels added to every object of a release's manifest and to the module's CRDs (`crds: 'module'`),
+   * as the Go operator's post-renderer and crd-installer add `--crd-extra-labels`; not to Helm hooks
+   * or crds/ CRDs in `helm` mode (Helm 3.19 post-renders the manifest only).
+   */
   extraLabels?: Record<string, string>;
+  /** Labels of each new revision's storage Secret (Helm's `--labels`), beside `moduleChecksum`. */
+  releaseLabels?: Record<string, string>;
   /** Objects of one kind applied at once (default 8). */
   applyConcurrency?: number;
   /** How long a Helm hook's Job or Pod, or its deletion, is waited for (`--helm-timeout`, default 20 min). */
@@ -158,7 +164,6 @@ export class HelmReleases {
       mapper: options.mapper,
       objects: this.objects,
       timeoutMs: options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
-      extraLabels: this.extraLabels,
       record: (r) => this.store.update(r),
       log: this.log,
       now: this.now,
@@ -305,7 +310,7 @@ export class HelmReleases {
     const rendered = readsRevision(chart, values)
       ? await renderLooking(lookup, (fn) => renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision, lookup: fn }))
       : probe;
-    const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous);
+    const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous, previous);
     if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1, history);
     await this.store.create(record);
     const upgrade = previous !== undefined;
@@ -358,7 +363,7 @@ export class HelmReleases {
     return renderChart(chart, req.values, { ...this.renderBase(req, capabilities), isUpgrade: true, revision: 1, ...(lookup ? { lookup } : {}) });
   }
 
-  private newRecord(req: ReleaseRequest, rendered: RenderResult, revision: number, checksum: string, before: Release | undefined): Release {
+  private newRecord(req: ReleaseRequest, rendered: RenderResult, revision: number, checksum: string, before: Release | undefined, last: Release | undefined): Release {
     const now = goTime(this.now());
     return {
       name: req.release,
@@ -376,7 +381,10 @@ export class HelmReleases {
       config: req.values,
       manifest: rendered.manifest,
       hooks: rendered.hooks.map(storedHook),
-      labels: { [CHECKSUM_LABEL]: checksum },
+      // Helm's mergeCustomLabels: the last revision's labels, then the new ones; "null" removes one
+      labels: Object.fromEntries(
+        Object.entries({ ...last?.labels, ...this.options.releaseLabels, [CHECKSUM_LABEL]: checksum }).filter(([, v]) => v !== 'null'),
+      ),
     };
   }
 
@@ -398,7 +406,7 @@ export class HelmReleases {
         const placed = await this.objects.placeOrFail(o, '');
         if (await this.objects.exists(placed)) continue;
         try {
-          await this.objects.apply(placed, { labels: { ...this.extraLabels }, annotations: {} });
+          await this.objects.apply(placed, { labels: {}, annotations: {} });
         } catch (e) {
           throw new Error(`release ${release}: installing ${o.kind} ${o.name} (${o.source}) failed: ${apiMessage(e)}`, { cause: e });
         }

@@ -12,6 +12,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { makeTree, writeTree } from '../helpers/tree.js';
 import { requestJson } from '../../src/kube/http.js';
 import { bashHook, startArgs, startOperator, waitFor } from '../helpers/operator-process.js';
+import { parseExtraLabels } from '../../src/cli/start-run.js';
 
 const args = startArgs;
 const hook = bashHook;
@@ -57,6 +58,7 @@ test('start --sandbox installs an enabled module as a Helm release in the embedd
     'modules/001-echo/Chart.yaml': 'apiVersion: v2\nname: echo\nversion: 0.1.0\n',
     'modules/001-echo/values.yaml': 'echo:\n  greeting: hello\n',
     'modules/001-echo/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\ndata:\n  greeting: {{ .Values.echo.greeting | quote }}\n',
+    'modules/001-echo/templates/hook.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo-hook\n  annotations:\n    "helm.sh/hook": post-install\n',
   });
   const kubeconfig = join(root, 'kubeconfig');
   const { child, output, exited } = startOperator(root, ['--sandbox-kubeconfig', kubeconfig]);
@@ -68,6 +70,17 @@ test('start --sandbox installs an enabled module as a Helm release in the embedd
     assert.deepEqual(cm.data, { greeting: 'hello' });
     const secrets = await requestJson<{ items: Array<{ metadata: { name: string } }> }>(kc, 'GET', '/api/v1/namespaces/addons/secrets', { labelSelector: 'owner=helm' });
     assert.deepEqual(secrets.items.map((s) => s.metadata.name), ['sh.helm.release.v1.echo.v1']);
+    // as the Go operator's Helm client labels them: heritage on release objects (not on Helm hooks),
+    // the maintenance label beside the checksum on the release Secret
+    const labelsOf = async (path: string) => (await requestJson<{ metadata: { labels?: Record<string, string> } }>(kc, 'GET', path)).metadata.labels;
+    assert.deepEqual(await labelsOf('/api/v1/namespaces/addons/configmaps/echo'), { heritage: 'addon-operator', 'app.kubernetes.io/managed-by': 'Helm' });
+    assert.equal(await labelsOf('/api/v1/namespaces/addons/configmaps/echo-hook'), undefined);
+    const secretLabels = { ...(await labelsOf('/api/v1/namespaces/addons/secrets/sh.helm.release.v1.echo.v1')) };
+    assert.match(secretLabels.moduleChecksum ?? '', /^\w+$/);
+    delete secretLabels.moduleChecksum;
+    delete secretLabels.createdAt;
+    delete secretLabels.modifiedAt;
+    assert.deepEqual(secretLabels, { 'maintenance.deckhouse.io/no-resource-reconciliation': 'false', name: 'echo', owner: 'helm', status: 'deployed', version: '1' });
     // every request went through the pool: one TLS handshake per socket, shown on /metrics
     const address = /"address":"(http:\/\/[^"]+)"/.exec(output())![1]!;
     const text = await (await fetch(`${address}/metrics`)).text();
@@ -80,4 +93,21 @@ test('start --sandbox installs an enabled module as a Helm release in the embedd
     child.kill('SIGTERM');
   }
   assert.equal(await exited, 0, output());
+});
+
+test('--crd-extra-labels: key=value pairs, heritage=addon-operator unless another heritage is given; anything else is an error naming it', async () => {
+  assert.deepEqual(parseExtraLabels('heritage=addon-operator'), { heritage: 'addon-operator' });
+  assert.deepEqual(parseExtraLabels(''), { heritage: 'addon-operator' });
+  assert.deepEqual(parseExtraLabels('team=core, example.com/tier==infra'), { team: 'core', 'example.com/tier': 'infra', heritage: 'addon-operator' });
+  assert.deepEqual(parseExtraLabels('heritage=deckhouse'), { heritage: 'deckhouse' });
+  assert.throws(() => parseExtraLabels('tier in (a,b)'), /^UserError: --crd-extra-labels: "tier in \(a" is not key=value \(in "tier in \(a,b\)"\)$/);
+  assert.throws(() => parseExtraLabels('tier!=a'), /"tier!=a" is not key=value/);
+  assert.throws(() => parseExtraLabels('bad key=x'), /is not key=value/);
+  assert.throws(() => parseExtraLabels('team=a b'), /is not key=value/);
+  assert.throws(() => parseExtraLabels('team=-x'), /--crd-extra-labels: invalid label value "-x"/);
+  const root = makeTree({ 'global-hooks/.keep': '', 'modules/.keep': '' });
+  const { output, exited } = startOperator(root, ['--crd-extra-labels', 'tier!=a']);
+  assert.equal(await exited, 1);
+  assert.match(output(), /--crd-extra-labels: "tier!=a" is not key=value/);
+  assert.doesNotMatch(output(), /\n\s+at /, 'no stack trace');
 });

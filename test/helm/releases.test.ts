@@ -170,6 +170,21 @@ test('a pending revision left by a stopped operator is dropped; render errors le
   assert.deepEqual(await releaseSecrets(kc, NS, 'broken'), []);
 });
 
+test("releaseLabels label each new revision's Secret beside moduleChecksum, merged over the last revision's as Helm merges them (\"null\" removes one)", async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const chartDir = makeTree({ 'Chart.yaml': 'apiVersion: v2\nname: lab\nversion: 0.1.0\n', 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lab\ndata:\n  v: {{ .Values.v | quote }}\n' });
+  const custom = (s: any) => Object.fromEntries(Object.entries(s.metadata.labels as Record<string, string>).filter(([k]) => !['name', 'owner', 'status', 'version', 'createdAt', 'modifiedAt', 'moduleChecksum'].includes(k)));
+  const first = new HelmReleases({ kc, mapper, releaseLabels: { 'maintenance.deckhouse.io/no-resource-reconciliation': 'false', team: 'core' } });
+  assert.equal(await first.upgradeInstall({ release: 'lab', namespace: NS, chartDir, values: { v: 1 } }), 'installed');
+  let secrets = await releaseSecrets(kc, NS, 'lab');
+  assert.deepEqual(custom(secrets[0]), { 'maintenance.deckhouse.io/no-resource-reconciliation': 'false', team: 'core' });
+  assert.match(secrets[0].metadata.labels.moduleChecksum, /^\w+$/);
+  const second = new HelmReleases({ kc, mapper, releaseLabels: { team: 'null', tier: 'infra' } });
+  assert.equal(await second.upgradeInstall({ release: 'lab', namespace: NS, chartDir, values: { v: 2 } }), 'upgraded');
+  secrets = await releaseSecrets(kc, NS, 'lab');
+  assert.deepEqual(custom(secrets[1]), { 'maintenance.deckhouse.io/no-resource-reconciliation': 'false', tier: 'infra' });
+});
+
 test('a custom resource waits for the CRD installed before it by the same release', async (t) => {
   const { kc, mapper } = await cluster(t, [NS]);
   const helm = new HelmReleases({ kc, mapper });
@@ -260,7 +275,8 @@ test("crds/: absent CRDs are created before the release's objects, never changed
   const crdPath = (plural: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${plural}.example.com`;
   assert.equal(await helm.upgradeInstall({ release: 'gadgets', namespace: NS, chartDir, values: {} }), 'installed');
   const installed = await getObject(kc, crdPath('gadgets'));
-  assert.deepEqual(installed.metadata.labels, { rev: '1', heritage: 'addon-operator' }); // no release ownership
+  // as in the file: no release ownership, and no extra labels (Helm never post-renders crds/)
+  assert.deepEqual(installed.metadata.labels, { rev: '1' });
   assert.deepEqual((await getObject(kc, `/apis/example.com/v1/namespaces/${NS}/gadgets/g1`)).spec, { size: 1 });
   const [secret] = await releaseSecrets(kc, NS, 'gadgets');
   assert.doesNotMatch(secretPayload(secret).release.manifest, /CustomResourceDefinition/);
