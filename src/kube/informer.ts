@@ -107,6 +107,17 @@ export class Informer {
     return [...this.cache].map(([k, v]) => this.objectOf(k, v));
   }
 
+  /** The current objects and their keys (`keys[i]` is `objects[i]`'s), as onSync gives them. */
+  entries(): { objects: KubeObject[]; keys: string[] } {
+    const objects: KubeObject[] = [];
+    const keys: string[] = [];
+    for (const [k, v] of this.cache) {
+      keys.push(k);
+      objects.push(this.objectOf(k, v));
+    }
+    return { objects, keys };
+  }
+
   private objectOf(key: string, v: KubeObject | string): KubeObject {
     if (typeof v !== 'string') return v;
     const { namespace, name } = keyParts(key);

@@ -11,7 +11,9 @@
  *   not emitted; the snapshot still takes the new object;
  * - a jq error on an object is reported and the object skipped (not cached, no event);
  * - the monitors of one `KubeMonitors` keep one parsed copy of each object version between them
- *   (`SharedObjects`): bindings of several hooks that watch the same objects do not each keep their own.
+ *   (`SharedObjects`): bindings of several hooks that watch the same objects do not each keep their own;
+ *   those that keep full objects and watch one collection with the same selectors share one informer
+ *   (one list, one watch, one parse of each change); one that starts later gets its objects as its list.
  *
  * Knowingly unlike shell-operator: once started, a namespace that starts matching `namespace.labelSelector`
  * reports its objects as Added, and one that stops matching reports them as Deleted, so that events always
@@ -55,11 +57,99 @@ export interface KubeMonitorsOptions {
 export class KubeMonitors {
   /** The objects the monitors keep (keepFullObjectsInMemory), one copy of each version between them. */
   readonly objects = new SharedObjects();
+  /** The shared informers by path and selectors, while a monitor uses them. */
+  private readonly informers = new Map<string, SharedInformer>();
 
   constructor(private readonly opts: KubeMonitorsOptions) {}
 
   createMonitor(binding: KubernetesBinding, options: MonitorOptions): BindingMonitor {
-    return new Monitor(binding, options, this.opts, this.objects);
+    return new Monitor(binding, options, this.opts, this.objects, (spec) => this.informer(spec));
+  }
+
+  /** How many shared informers run. */
+  get sharedInformers(): number {
+    return this.informers.size;
+  }
+
+  private informer(spec: InformerSpec): SharedInformer {
+    const key = `${spec.path}\0${spec.labelSelector ?? ''}\0${spec.fieldSelector ?? ''}`;
+    let informer = this.informers.get(key);
+    if (!informer) {
+      informer = new SharedInformer(spec, this.opts, () => this.informers.delete(key));
+      this.informers.set(key, informer);
+    }
+    return informer;
+  }
+}
+
+/** What one informer watches. */
+interface InformerSpec {
+  path: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** What a monitor's source hears from its informer. */
+interface InformerHandlers {
+  onSync: (objects: KubeObject[], keys: string[]) => void;
+  onEvent: (type: WatchEventType, object: KubeObject, key: string) => void;
+  onError: (error: Error) => void;
+}
+
+/**
+ * An informer shared by the sources of monitors that keep full objects (so the informer keeps them
+ * too: they are the same objects the monitors' items hold). A source that joins after the first list
+ * gets the informer's current objects as its list; the informer stops when the last source leaves.
+ */
+class SharedInformer {
+  private readonly handlers = new Set<InformerHandlers>();
+  /** Sources joining after the first list, until they have had it. */
+  private readonly joining = new Set<InformerHandlers>();
+  private readonly informer: Informer;
+  private readonly started: Promise<void>;
+  private synced = false;
+
+  constructor(spec: InformerSpec, opts: KubeMonitorsOptions, private readonly onIdle: () => void) {
+    const each = (f: (h: InformerHandlers) => void) => {
+      for (const h of [...this.handlers]) f(h);
+    };
+    this.informer = new Informer({
+      kc: opts.kc,
+      ...spec,
+      backoff: opts.backoff,
+      watchTimeoutSeconds: opts.watchTimeoutSeconds,
+      onSync: (objects, keys) => {
+        this.synced = true;
+        each((h) => h.onSync(objects, keys));
+      },
+      onEvent: (type, object, key) => each((h) => h.onEvent(type, object, key)),
+      onError: (e) => each((h) => h.onError(e)),
+    });
+    this.started = this.informer.start();
+  }
+
+  /** Resolves once `h` has had its list (or when the informer stops before any list). */
+  join(h: InformerHandlers): Promise<void> {
+    if (!this.synced) {
+      this.handlers.add(h);
+      return this.started;
+    }
+    // not synchronously: the caller is still setting up what the handlers use
+    this.joining.add(h);
+    return Promise.resolve().then(() => {
+      if (!this.joining.delete(h)) return;
+      const { objects, keys } = this.informer.entries();
+      this.handlers.add(h);
+      h.onSync(objects, keys);
+    });
+  }
+
+  leave(h: InformerHandlers): Promise<void> {
+    this.handlers.delete(h);
+    this.joining.delete(h);
+    if (this.handlers.size > 0 || this.joining.size > 0) return Promise.resolve();
+    this.onIdle();
+    return this.informer.stop();
   }
 }
 
@@ -101,7 +191,8 @@ const unique = (list: readonly string[]) => [...new Set(list)];
  * jqFilter also its checksum.
  */
 interface Source {
-  informer: Informer;
+  /** Stops its informer, or leaves the shared one. */
+  stop(): Promise<void>;
   /** Snapshot items by the informer's key (namespace NUL name: keys sort as the snapshot does). */
   cache: Map<string, SnapshotItem>;
   /** Checksums of the whole objects by key, kept only for a binding without a jqFilter. */
@@ -137,6 +228,7 @@ class Monitor implements BindingMonitor {
     private readonly options: MonitorOptions,
     private readonly opts: KubeMonitorsOptions,
     private readonly shared: SharedObjects,
+    private readonly sharedInformer: (spec: InformerSpec) => SharedInformer,
   ) {
     this.backoff = opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
   }
@@ -258,32 +350,41 @@ class Monitor implements BindingMonitor {
     for (const item of s.cache.values()) this.shared.release(item.object);
     s.cache.clear();
     s.sums.clear();
-    return s.informer.stop();
+    return s.stop();
   }
 
   private startSource(namespace: string, name: string | undefined): Source {
     const path = collectionPath(this.target!, namespace);
     const { labelSelector, fieldSelector } = this.binding;
-    const informer = new Informer({
-      kc: this.opts.kc,
+    const spec: InformerSpec = {
       path,
       labelSelector: labelSelector ? labelSelectorString(labelSelector) : undefined,
       fieldSelector: fieldSelectorString(fieldSelector, name) || undefined,
-      backoff: this.backoff,
-      watchTimeoutSeconds: this.opts.watchTimeoutSeconds,
-      // the monitor keeps its own filtered entries: the informer keeps resourceVersions only
-      keepObjects: false,
+    };
+    const handlers: InformerHandlers = {
       onSync: (objects, keys) => this.onSync(source, objects, keys),
       onEvent: (type, object, key) => this.onEvent(source, type, object, key),
       onError: (e) => this.report(`${this.binding.kind} informer ${path}${name !== undefined ? ` (name ${name})` : ''}: ${e.message}`, e),
-    });
+    };
+    let started: Promise<void>;
+    let stop: () => Promise<void>;
+    if (this.binding.keepFullObjectsInMemory) {
+      const shared = this.sharedInformer(spec);
+      started = shared.join(handlers);
+      stop = () => shared.leave(handlers);
+    } else {
+      // only filter results are kept: an informer of its own, that keeps resourceVersions only
+      const informer = new Informer({ kc: this.opts.kc, ...spec, backoff: this.backoff, watchTimeoutSeconds: this.opts.watchTimeoutSeconds, keepObjects: false, ...handlers });
+      started = informer.start();
+      stop = () => informer.stop();
+    }
     const source: Source = {
-      informer,
+      stop,
       cache: new Map(),
       sums: new Map(),
       synced: false,
       closed: false,
-      ready: informer.start().then(() => {
+      ready: started.then(() => {
         source.synced = true;
       }),
     };

@@ -439,3 +439,43 @@ test('bindings watching the same objects keep one copy of each version; contexts
   await Promise.all([whole, filtered, slim].map((w) => w.monitor.stop()));
   assert.equal(monitors.objects.size, 0, 'stopped monitors keep nothing');
 });
+
+test('monitors keeping full objects with the same path and selectors share one informer; a later one gets its list from it; it stops with the last', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch, monitors } = await setup(t);
+  sandbox.load([cm('default', 'b', '1', { app: 'x' }), cm('default', 'a', '1')]);
+  sandbox.clearRequestLog();
+  const lists = () => sandbox.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/configmaps' && r.query.watch === undefined && r.query.labelSelector === undefined).length;
+  const first = watch(binding({ kind: 'ConfigMap' }));
+  await first.monitor.start();
+  await api.create('default', 'c', '1');
+  await until(() => first.events.length === 1, 'the first monitor sees c');
+  const later = watch(binding({ kind: 'ConfigMap', jqFilter: '.data.v' }));
+  await later.monitor.start();
+  assert.equal(lists(), 1, 'the later monitor lists nothing');
+  assert.deepEqual(later.ids(), ['default/a', 'default/b', 'default/c']);
+  assert.deepEqual(later.monitor.snapshot().map((i) => i.filterResult), ['1', '1', '1']);
+  assert.deepEqual(later.events, [], 'its list is no event');
+  const slim = watch(binding({ kind: 'ConfigMap', jqFilter: '.data.v', keepFullObjectsInMemory: false }));
+  const labelled = watch(binding({ kind: 'ConfigMap', labelSelector: { matchLabels: { app: 'x' } } }));
+  await Promise.all([slim.monitor.start(), labelled.monitor.start()]);
+  assert.equal(lists(), 2, 'a binding keeping filter results only lists on its own');
+  assert.equal(monitors.sharedInformers, 2, 'other selectors, another informer');
+  assert.deepEqual(labelled.ids(), ['default/b']);
+
+  await api.patch('default', 'a', { data: { v: '2' } });
+  await until(() => first.events.length === 2 && later.events.length === 1 && slim.events.length === 1, 'the change seen by every monitor');
+  assert.deepEqual([first.events[1], later.events[0], slim.events[0]], ['Modified default/a', 'Modified default/a "2"', 'Modified "2"']);
+
+  await first.monitor.stop();
+  await api.patch('default', 'a', { data: { v: '3' } });
+  await until(() => later.events.length === 2, 'the later monitor still sees changes');
+  assert.equal(first.events.length, 2, 'nothing after stop()');
+  await Promise.all([later.monitor.stop(), labelled.monitor.stop()]);
+  assert.equal(monitors.sharedInformers, 0);
+  await until(() => sandbox.watchCount() === 1, 'only the slim monitor still watching');
+  const again = watch(binding({ kind: 'ConfigMap' }));
+  await again.monitor.start();
+  assert.equal(lists(), 3, 'a new informer once the last one stopped');
+  assert.deepEqual(again.ids(), ['default/a', 'default/b', 'default/c']);
+  assert.deepEqual([first, later, slim, labelled, again].flatMap((w) => w.errors), []);
+});
