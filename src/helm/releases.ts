@@ -281,6 +281,8 @@ export class HelmReleases {
     const chart = loadChart(req.chartDir, { syntheticName: name });
     let history = await this.store.history(name, namespace);
     const last = history.at(-1);
+    // the Go operator's shouldRunHelmUpgrade: a last revision that is not `deployed` is upgraded
+    const unexpected = last && last.info.status !== 'deployed' ? last : undefined;
     if (last && isPending(last.info.status)) {
       // an operation that never finished (the operator stopped): drop its record, as the Go operator does
       this.log.warn(`release ${name}: revision ${last.version} is ${last.info.status}, removing its record`);
@@ -298,7 +300,8 @@ export class HelmReleases {
     // the module's CRD files count as the release's content (a changed file is applied by the next run)
     const moduleCrds = this.crdMode === 'module' ? moduleCrdFiles(req.chartDir) : [];
     const checksum = checksumJson(moduleCrds.length ? { values, manifest: probe.manifest, crds: moduleCrds } : { values, manifest: probe.manifest });
-    if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
+    if (unexpected) this.log.info(`release ${name}: revision ${unexpected.version} is ${unexpected.info.status}, not deployed: upgrading`);
+    else if (previous && previous === deployed && storedChecksum(deployed) === checksum) {
       const absent = this.monitor?.absent(name, namespace) ?? (await this.absent(deployed));
       step('check-upgrade');
       if (absent.length === 0) return { outcome: 'unchanged', deployed };

@@ -170,6 +170,47 @@ test('a pending revision left by a stopped operator is dropped; render errors le
   assert.deepEqual(await releaseSecrets(kc, NS, 'broken'), []);
 });
 
+/** Rewrites a release Secret's status (its label and the payload's info.status), as a failed or interrupted operation leaves it. */
+async function setReleaseStatus(kc: Parameters<typeof requestJson>[0], name: string, version: number, status: string): Promise<void> {
+  const path = `/api/v1/namespaces/${NS}/secrets/sh.helm.release.v1.${name}.v${version}`;
+  const secret = await requestJson<any>(kc, 'GET', path);
+  const release = secretPayload(secret).release;
+  release.info.status = status;
+  secret.metadata.labels.status = status;
+  secret.data.release = Buffer.from(gzipSync(JSON.stringify(release)).toString('base64')).toString('base64');
+  await requestJson(kc, 'PUT', path, {}, secret);
+}
+
+test('a last revision that is not deployed (failed, pending-upgrade) is upgraded by the next run, even with nothing changed', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const req = { release: 'demo', namespace: NS, chartDir: moduleChart(), values: { global: { region: 'eu' }, demo: {} } };
+  const revisions = async () => (await releaseSecrets(kc, NS, 'demo')).map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`);
+  assert.equal(await helm.upgradeInstall(req), 'installed');
+  assert.equal(await helm.upgradeInstall(req), 'unchanged');
+  // left failed (by helm, or a failed run whose cause is gone): upgraded as revision 2
+  await setReleaseStatus(kc, 'demo', 1, 'failed');
+  assert.equal(await helm.upgradeInstall(req), 'upgraded');
+  assert.deepEqual(await revisions(), ['1:failed', '2:deployed']);
+  assert.equal(await helm.upgradeInstall(req), 'unchanged');
+  // the last revision left pending-upgrade by a stop in the middle of an upgrade: its record dropped, upgraded again
+  const [, v2] = await releaseSecrets(kc, NS, 'demo');
+  const pending: Record<string, any> = { ...secretPayload(v2).release, version: 3 };
+  pending.info = { ...pending.info, status: 'pending-upgrade' };
+  await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/secrets`, {}, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'sh.helm.release.v1.demo.v3', labels: { ...v2.metadata.labels, status: 'pending-upgrade', version: '3' } },
+    type: 'helm.sh/release.v1',
+    data: { release: Buffer.from(gzipSync(JSON.stringify(pending)).toString('base64')).toString('base64') },
+  });
+  assert.equal(await helm.upgradeInstall(req), 'upgraded');
+  assert.deepEqual(await revisions(), ['1:failed', '2:superseded', '3:deployed']);
+  // a deployed revision again: nothing to do
+  assert.equal(await helm.upgradeInstall(req), 'unchanged');
+  assert.deepEqual(await revisions(), ['1:failed', '2:superseded', '3:deployed']);
+});
+
 test("releaseLabels label each new revision's Secret beside moduleChecksum, merged over the last revision's as Helm merges them (\"null\" removes one)", async (t) => {
   const { kc, mapper } = await cluster(t, [NS]);
   const chartDir = makeTree({ 'Chart.yaml': 'apiVersion: v2\nname: lab\nversion: 0.1.0\n', 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lab\ndata:\n  v: {{ .Values.v | quote }}\n' });
