@@ -277,6 +277,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
       monitor: {
         drift: checked.helmDrift,
         onAbsent: (release, resources) => operator.helmResourcesAbsent(release, resources),
+        onUnexpectedStatus: (release, status) => operator.helmReleaseUnexpectedStatus(release, status),
         onDrift: (r) => metrics?.helmDrift(r.release, r.resource, r.action),
       },
     }),

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '../kube/kube-config.js';
 import { KindNotServedError, type RestMapper } from '../kube/mapper.js';
 import { checksumJson, type JsonObject } from '../util/json.js';
+import { errorMessage } from '../util/errors.js';
 import { loadChart, type Chart } from './chart.js';
 import { defaultCapabilities, discoverCapabilities, type Capabilities } from './capabilities.js';
 import { UNINSTALL_ORDER, releaseDocuments, sortByKind, splitManifests } from './manifests.js';
@@ -79,7 +80,19 @@ export interface HelmReleasesOptions {
    * step 15), drifted fields are restored (`fix`, the default) or reported (`warn`); no-change runs
    * check absence against the watches instead of reading every object.
    */
-  monitor?: { drift?: DriftMode; onAbsent?: (release: string, resources: string[]) => void; onDrift?: (report: DriftReport) => void; burstMs?: number };
+  monitor?: {
+    drift?: DriftMode;
+    onAbsent?: (release: string, resources: string[]) => void;
+    onDrift?: (report: DriftReport) => void;
+    burstMs?: number;
+    /**
+     * The Go monitor's HelmReleaseUnexpectedStatus: every `statusCheckMs` (default the Go period, 4m30s
+     * plus up to 59 s), a watched release whose last revision is not `deployed` (or that has none left)
+     * and that no operation holds is reported, with that status ('' when none).
+     */
+    onUnexpectedStatus?: (release: string, status: string) => void;
+    statusCheckMs?: number;
+  };
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -133,6 +146,10 @@ export class HelmReleases {
   private capabilities?: { at: number; value: Promise<Capabilities> };
   /** One operation at a time per release. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Deployed releases whose status is checked (`monitor.onUnexpectedStatus`), by `ns/name`. */
+  private readonly statusChecked = new Map<string, { name: string; namespace: string }>();
+  private statusTimer?: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(private readonly options: HelmReleasesOptions) {
     this.log = options.log ?? { info: () => {}, warn: () => {} };
@@ -177,6 +194,7 @@ export class HelmReleases {
   uninstall(release: string, namespace: string): Promise<boolean> {
     return this.locked(`${namespace}/${release}`, async () => {
       await this.monitor?.forget(release, namespace);
+      this.statusChecked.delete(`${namespace}/${release}`);
       return this.doUninstall(release, namespace);
     });
   }
@@ -186,9 +204,41 @@ export class HelmReleases {
     return this.monitor?.watched() ?? {};
   }
 
-  /** Stops the resources monitor's watches. */
+  /** Stops the resources monitor's watches and status checks. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.statusTimer);
     await this.monitor?.stop();
+  }
+
+  /** Checks the status of the watched releases now and then (see `monitor.onUnexpectedStatus`). */
+  private scheduleStatusCheck(): void {
+    const m = this.options.monitor;
+    if (!m?.onUnexpectedStatus || this.statusTimer || this.stopped) return;
+    const ms = m.statusCheckMs ?? 270_000 + Math.floor(Math.random() * 60_000);
+    this.statusTimer = setTimeout(() => {
+      void this.checkStatuses().finally(() => {
+        this.statusTimer = undefined;
+        this.scheduleStatusCheck();
+      });
+    }, ms);
+    this.statusTimer.unref();
+  }
+
+  private async checkStatuses(): Promise<void> {
+    for (const [key, r] of this.statusChecked) {
+      if (this.locks.has(key)) continue; // an operation is under way: it settles the status
+      let status: string;
+      try {
+        status = (await this.store.history(r.name, r.namespace)).at(-1)?.info.status ?? '';
+      } catch (e) {
+        this.log.warn(`release ${r.name}: cannot read its status: ${errorMessage(e)}`);
+        continue;
+      }
+      if (status === 'deployed' || this.locks.has(key) || !this.statusChecked.has(key) || this.stopped) continue;
+      this.log.info(`release ${r.name}: ${status ? `last revision is ${status}` : 'no revision left'}, not deployed`);
+      this.options.monitor?.onUnexpectedStatus?.(r.name, status);
+    }
   }
 
   listReleases(namespace: string): Promise<string[]> {
@@ -262,7 +312,11 @@ export class HelmReleases {
       const { outcome, deployed } = await this.doUpgradeInstall(req);
       if (outcome === 'unchanged' && monitor.isTracking(req.release, req.namespace)) return outcome;
       // not awaited: a watch that cannot list yet must not hold the module run
-      if (deployed) void monitor.track(req.release, req.namespace, await this.placedObjects(deployed.manifest, req.namespace));
+      if (deployed) {
+        void monitor.track(req.release, req.namespace, await this.placedObjects(deployed.manifest, req.namespace));
+        this.statusChecked.set(`${req.namespace}/${req.release}`, { name: req.release, namespace: req.namespace });
+        this.scheduleStatusCheck();
+      }
       return outcome;
     } finally {
       monitor.resume(req.release, req.namespace);

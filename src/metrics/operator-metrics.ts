@@ -141,6 +141,7 @@ export class OperatorMetrics {
       moduleHelmSeconds: histogram('module_helm_seconds', 'Duration of the Helm phase of a module run', ['module', 'activation']),
       helmOperationSeconds: histogram('helm_operation_seconds', 'Duration of Helm operations', ['module', 'activation', 'operation']),
       absentResources: counter('modules_absent_resources_total', 'Objects of a module release found absent by the resources monitor', ['module', 'resource']),
+      helmReleaseRedeployed: counter('modules_helm_release_redeployed_total', 'Module releases the resources monitor found in a status other than deployed', ['module']),
       helmDrift: counter('modules_helm_drift_total', 'Objects of a module release whose managed fields another field manager changed', ['module', 'resource', 'action']),
       taskWait: counter('task_wait_in_queue_seconds_total', 'Time tasks waited in their queue', ['module', 'hook', 'binding', 'queue']),
       jqFilterSeconds: histogram('kube_jq_filter_duration_seconds', 'Duration of jqFilter runs of kubernetes bindings', KUBE_LABELS),
@@ -254,6 +255,10 @@ export class OperatorMetrics {
 
   absentResource(module: string, resource: string): void {
     this.m.absentResources.inc([module, resource]);
+  }
+
+  helmReleaseRedeployed(module: string): void {
+    this.m.helmReleaseRedeployed.inc([module]);
   }
 
   helmDrift(module: string, resource: string, action: 'fixed' | 'reported'): void {

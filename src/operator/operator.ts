@@ -188,6 +188,14 @@ export class Operator {
     this.rt.requestModuleRun(module, 'HelmResources-Absent');
   }
 
+  /** The resources monitor found the module's release in a status other than `deployed` (Go's HelmReleaseUnexpectedStatus). */
+  helmReleaseUnexpectedStatus(module: string, status: string): void {
+    if (this.stopping || !this.opts.manager.enabledModules.includes(module)) return;
+    this.opts.metrics?.helmReleaseRedeployed(module);
+    this.log.info({ module, status }, 'helm release not deployed, the module will run again');
+    this.rt.requestModuleRun(module, 'HelmReleaseUnexpectedStatus');
+  }
+
     private allHooks(): Hook[] {
     return [...this.opts.manager.globalHooks, ...this.opts.manager.loadedModuleHooks()];
   }

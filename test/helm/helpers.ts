@@ -1,5 +1,5 @@
 // Shared helpers for the release engine tests: a sandbox with a client, and Helm's Secret payloads.
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { isApiStatus, requestJson } from '../../src/kube/http.js';
@@ -42,4 +42,15 @@ export async function getObject(kc: Parameters<typeof requestJson>[0], path: str
     if (isApiStatus(err, 404, 'NotFound')) return undefined;
     throw err;
   }
+}
+
+/** Rewrites a release Secret's status (its label and the payload's info.status), as a failed or interrupted operation leaves it. */
+export async function setReleaseStatus(kc: Parameters<typeof requestJson>[0], namespace: string, name: string, version: number, status: string): Promise<void> {
+  const path = `/api/v1/namespaces/${namespace}/secrets/sh.helm.release.v1.${name}.v${version}`;
+  const secret = await requestJson<any>(kc, 'GET', path);
+  const release = secretPayload(secret).release;
+  release.info.status = status;
+  secret.metadata.labels.status = status;
+  secret.data.release = Buffer.from(gzipSync(JSON.stringify(release)).toString('base64')).toString('base64');
+  await requestJson(kc, 'PUT', path, {}, secret);
 }

@@ -11,6 +11,14 @@ import { debugRequest } from '../../src/cli/debug.js';
 import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
 import { logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { RestMapper } from '../../src/kube/mapper.js';
+import { HelmReleases } from '../../src/helm/releases.js';
+import type { Operator } from '../../src/operator/operator.js';
+import { sandboxPorts } from '../helpers/sandbox-ports.js';
+import { scenario, settle } from '../operator/helpers.js';
+import { releaseSecrets, setReleaseStatus } from './helpers.js';
+import { until as eventually } from '../reliability/helpers.js';
 
 async function exists(kc: KubeConfig, path: string): Promise<boolean> {
   try {
@@ -81,4 +89,60 @@ test('--helm-drift must be fix, warn or off', async () => {
   const { output, exited } = startOperator(root, ['--helm-drift', 'sometimes']);
   assert.equal(await exited, 1);
   assert.match(output(), /--helm-drift: "sometimes" is not one of fix, warn, off/);
+});
+
+test("the monitor's status check (Go's HelmReleaseUnexpectedStatus): a release left failed, or with no revision left, is upgraded by a ModuleRun", async (t) => {
+  const NS = 'addons';
+  const sandbox = await startSandbox({
+    seedObjects: [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace: NS }, data: {} },
+    ],
+  });
+  t.after(() => sandbox.stop());
+  const ports = sandboxPorts(sandbox.kubeconfigPath, NS);
+  const ref: { op?: Operator } = {};
+  const reported: string[] = [];
+  const helm = new HelmReleases({
+    kc: ports.kc,
+    mapper: new RestMapper(ports.kc),
+    monitor: {
+      statusCheckMs: 50,
+      onUnexpectedStatus: (release, status) => {
+        reported.push(`${release}:${status}`);
+        ref.op?.helmReleaseUnexpectedStatus(release, status);
+      },
+    },
+  });
+  const s = await scenario({
+    files: () => ({
+      'modules/values.yaml': 'alphaEnabled: true\n',
+      'modules/001-alpha/Chart.yaml': 'name: alpha\nversion: 0.1.0\n',
+      'modules/001-alpha/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: alpha-out\ndata:\n  x: "1"\n',
+    }),
+    operator: { kube: ports.kube, helm, config: ports.config, namespace: NS },
+  });
+  ref.op = s.op;
+  t.after(async () => {
+    await s.op.stop();
+    await helm.stop();
+  });
+  await s.op.start();
+  await s.op.converge.whenFirstDone();
+  await settle(s.op);
+  const revisions = async () => (await releaseSecrets(ports.kc, NS, 'alpha')).map((r) => `${r.metadata.labels.version}:${r.metadata.labels.status}`);
+  assert.deepEqual(await revisions(), ['1:deployed']);
+  assert.equal(reported.length, 0, 'a deployed release is not reported');
+
+  // left failed (a helm command from outside, say): reported, the ModuleRun upgrades it
+  await setReleaseStatus(ports.kc, NS, 'alpha', 1, 'failed');
+  await eventually(async () => (await revisions()).join() === '1:failed,2:deployed', 'the release upgraded');
+  assert.ok(reported.includes('alpha:failed'), reported.join());
+  const runs = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'helm release not deployed, the module will run again');
+  assert.ok(runs.length >= 1 && runs.every((r) => r.module === 'alpha'));
+
+  // every revision deleted: installed again
+  for (const v of [1, 2]) await requestJson(ports.kc, 'DELETE', `/api/v1/namespaces/${NS}/secrets/sh.helm.release.v1.alpha.v${v}`);
+  await eventually(async () => (await revisions()).join() === '1:deployed', 'the release installed again');
+  assert.ok(reported.includes('alpha:'), reported.join());
 });

@@ -6,7 +6,7 @@ import { HelmReleases } from '../../src/helm/releases.js';
 import type { JsonObject } from '../../src/util/json.js';
 import type { HelmPort } from '../../src/operator/ports.js';
 import { makeTree } from '../helpers/tree.js';
-import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';
+import { cluster, releaseSecrets, secretPayload, getObject, setReleaseStatus } from './helpers.js';
 
 const NS = 'apps';
 
@@ -170,17 +170,6 @@ test('a pending revision left by a stopped operator is dropped; render errors le
   assert.deepEqual(await releaseSecrets(kc, NS, 'broken'), []);
 });
 
-/** Rewrites a release Secret's status (its label and the payload's info.status), as a failed or interrupted operation leaves it. */
-async function setReleaseStatus(kc: Parameters<typeof requestJson>[0], name: string, version: number, status: string): Promise<void> {
-  const path = `/api/v1/namespaces/${NS}/secrets/sh.helm.release.v1.${name}.v${version}`;
-  const secret = await requestJson<any>(kc, 'GET', path);
-  const release = secretPayload(secret).release;
-  release.info.status = status;
-  secret.metadata.labels.status = status;
-  secret.data.release = Buffer.from(gzipSync(JSON.stringify(release)).toString('base64')).toString('base64');
-  await requestJson(kc, 'PUT', path, {}, secret);
-}
-
 test('a last revision that is not deployed (failed, pending-upgrade) is upgraded by the next run, even with nothing changed', async (t) => {
   const { kc, mapper } = await cluster(t, [NS]);
   const helm = new HelmReleases({ kc, mapper });
@@ -189,7 +178,7 @@ test('a last revision that is not deployed (failed, pending-upgrade) is upgraded
   assert.equal(await helm.upgradeInstall(req), 'installed');
   assert.equal(await helm.upgradeInstall(req), 'unchanged');
   // left failed (by helm, or a failed run whose cause is gone): upgraded as revision 2
-  await setReleaseStatus(kc, 'demo', 1, 'failed');
+  await setReleaseStatus(kc, NS, 'demo', 1, 'failed');
   assert.equal(await helm.upgradeInstall(req), 'upgraded');
   assert.deepEqual(await revisions(), ['1:failed', '2:deployed']);
   assert.equal(await helm.upgradeInstall(req), 'unchanged');
