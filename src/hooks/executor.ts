@@ -7,7 +7,7 @@
  */
 import { UserError } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
-import { LIMITS, readFileLimited } from '../util/limits.js';
+import { LIMITS } from '../util/limits.js';
 import { parsePatchText, type PatchOp } from '../values/patch.js';
 import { RunDir, describeExit, runProcess } from './process.js';
 import type { CpuUsage } from './spawner.js';
@@ -87,13 +87,13 @@ function boundedLogger(run: ShellHookRun): HookLineLogger {
 }
 
 /** A hook's output file, `variable` naming it; a file beyond its limit (LIMITS) fails the run unread. */
-function readOutput(file: string, hook: string, variable: string, limit: number): string {
-  return readFileLimited(file, limit, `hook ${hook}: $${variable}`);
+function readOutput(dir: RunDir, file: string, hook: string, variable: string, limit: number): string {
+  return dir.read(file, limit, `hook ${hook}: $${variable}`);
 }
 
-function statusOpsOnFailure(file: string, hook: string): KubeOperation[] {
+function statusOpsOnFailure(dir: RunDir, file: string, hook: string): KubeOperation[] {
   try {
-    return parseKubernetesOperations(readOutput(file, hook, 'KUBERNETES_PATCH_PATH', LIMITS.kubernetesPatch), hook).filter((op) => op.ignoreHookError && (op.subresource === '/status' || op.subresource === 'status'));
+    return parseKubernetesOperations(readOutput(dir, file, hook, 'KUBERNETES_PATCH_PATH', LIMITS.kubernetesPatch), hook).filter((op) => op.ignoreHookError && (op.subresource === '/status' || op.subresource === 'status'));
   } catch {
     return [];
   }
@@ -124,16 +124,16 @@ export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
     });
     if (r.spawnError || r.timedOut || r.exitCode !== 0) {
       const tail = r.stderrTail.length ? `; last lines of stderr:\n  ${r.stderrTail.slice(-10).join('\n  ')}` : '';
-      throw new HookRunError(`hook ${run.name} failed: ${describeExit(r, run.timeoutMs)}${tail}`, statusOpsOnFailure(env.KUBERNETES_PATCH_PATH, run.name));
+      throw new HookRunError(`hook ${run.name} failed: ${describeExit(r, run.timeoutMs)}${tail}`, statusOpsOnFailure(dir, env.KUBERNETES_PATCH_PATH, run.name));
     }
     return {
-      metrics: parseMetrics(readOutput(env.METRICS_PATH, run.name, 'METRICS_PATH', LIMITS.metrics), run.name),
-      kubernetes: parseKubernetesOperations(readOutput(env.KUBERNETES_PATCH_PATH, run.name, 'KUBERNETES_PATCH_PATH', LIMITS.kubernetesPatch), run.name),
+      metrics: parseMetrics(readOutput(dir, env.METRICS_PATH, run.name, 'METRICS_PATH', LIMITS.metrics), run.name),
+      kubernetes: parseKubernetesOperations(readOutput(dir, env.KUBERNETES_PATCH_PATH, run.name, 'KUBERNETES_PATCH_PATH', LIMITS.kubernetesPatch), run.name),
       configValuesPatch: parsePatchText(
-        readOutput(env.CONFIG_VALUES_JSON_PATCH_PATH, run.name, 'CONFIG_VALUES_JSON_PATCH_PATH', LIMITS.valuesPatch),
+        readOutput(dir, env.CONFIG_VALUES_JSON_PATCH_PATH, run.name, 'CONFIG_VALUES_JSON_PATCH_PATH', LIMITS.valuesPatch),
         `$CONFIG_VALUES_JSON_PATCH_PATH of hook ${run.name}`,
       ),
-      valuesPatch: parsePatchText(readOutput(env.VALUES_JSON_PATCH_PATH, run.name, 'VALUES_JSON_PATCH_PATH', LIMITS.valuesPatch), `$VALUES_JSON_PATCH_PATH of hook ${run.name}`),
+      valuesPatch: parsePatchText(readOutput(dir, env.VALUES_JSON_PATCH_PATH, run.name, 'VALUES_JSON_PATCH_PATH', LIMITS.valuesPatch), `$VALUES_JSON_PATCH_PATH of hook ${run.name}`),
       ...(r.usage ? { usage: r.usage } : {}),
     };
   } finally {

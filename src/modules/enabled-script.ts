@@ -4,7 +4,7 @@
  * `false`. Anything else — a non-zero exit, a timeout, another answer — is an error naming the module.
  */
 import { UserError } from '../util/errors.js';
-import { LIMITS, readFileLimited } from '../util/limits.js';
+import { LIMITS } from '../util/limits.js';
 import { RunDir, describeExit, runProcess } from '../hooks/process.js';
 import type { ValuesStore } from '../values/index.js';
 import type { Module } from './module-set.js';
@@ -45,7 +45,7 @@ export async function runEnabledScript(module: Module, enabledSoFar: readonly st
       const tail = r.stderrTail.length ? `; stderr: ${r.stderrTail.slice(-5).join(' | ')}` : '';
       throw new UserError(`module ${module.def.name}: enabled script ${script} failed: ${describeExit(r, opts.timeoutMs)}${tail}`);
     }
-    let wrote = readFileLimited(env.MODULE_ENABLED_RESULT, LIMITS.enabledResult, `module ${module.def.name}: enabled script ${script}: $MODULE_ENABLED_RESULT`).trim();
+    let wrote = dir.read(env.MODULE_ENABLED_RESULT, LIMITS.enabledResult, `module ${module.def.name}: enabled script ${script}: $MODULE_ENABLED_RESULT`).trim();
     // MODULES.md's example prints its answer instead of writing the file: accept exactly that
     if (wrote === '' && lastLine !== undefined) {
       const last = lastLine.trim();

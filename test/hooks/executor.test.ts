@@ -71,6 +71,48 @@ EOF2
   }
 });
 
+test('a run dir serves the next run: between runs it holds only empty files (no values), outputs start empty; a dir the hook left a file in goes', async () => {
+  const root = makeTree({
+    'w.sh': `#!/bin/bash
+dirname "$VALUES_PATH"
+for f in "$VALUES_JSON_PATCH_PATH" "$CONFIG_VALUES_JSON_PATCH_PATH" "$METRICS_PATH" "$KUBERNETES_PATCH_PATH"; do [ -s "$f" ] && echo "not empty: $f"; done
+jq -e '.mod.x == "y"' "$VALUES_PATH" >/dev/null || echo "no values"
+echo '[{"op":"add","path":"/mod/z","value":1}]' > "$VALUES_JSON_PATCH_PATH"
+echo '{"name":"mod_runs","action":"add","value":1}' >> "$METRICS_PATH"
+`,
+    'x.sh': '#!/bin/sh\ndirname "$VALUES_PATH"\ntouch "$(dirname "$VALUES_PATH")/extra"\n',
+  });
+  const run = async (script: string) => {
+    const lines: string[] = [];
+    const out = await runShellHook(hookRun(root, script, { log: (_s, l) => lines.push(l) }));
+    return { dir: lines[0]!, rest: lines.slice(1), out };
+  };
+  const contents = (dir: string) => readdirSync(dir).sort().map((f) => `${f}:${statSync(join(dir, f)).size}`);
+  const first = await run('w.sh');
+  assert.deepEqual(first.rest, []);
+  // no values on disk between runs: only the outputs left empty (those written to are removed)
+  assert.deepEqual(contents(first.dir), ['config_values_json_patch.json:0', 'kubernetes_patch.json:0']);
+  const second = await run('w.sh');
+  assert.equal(second.dir, first.dir, 'the dir is used again');
+  assert.deepEqual(second.rest, [], 'the outputs the first run wrote are empty for the second');
+  assert.deepEqual(second.out.valuesPatch, [{ op: 'add', path: '/mod/z', value: 1 }]);
+  assert.equal(second.out.metrics.length, 1, "the first run's metric is not read again");
+  // a process that leaves a file of its own: its dir is not used again
+  const third = await run('x.sh');
+  assert.equal(third.dir, first.dir);
+  await RunDir.settled();
+  assert.equal(existsSync(third.dir), false);
+  const fourth = await run('w.sh');
+  assert.notEqual(fourth.dir, third.dir);
+  // something cleaned the tmp dir meanwhile: a new dir
+  await RunDir.settled();
+  assert.deepEqual(readdirSync(join(root, 'tmp')), [], 'settled() removes the idle dirs');
+  const fifth = await run('w.sh');
+  assert.notEqual(fifth.dir, fourth.dir);
+  assert.deepEqual(fifth.rest, []);
+  await RunDir.settled();
+});
+
 test('a relative --tmp-dir still gives the hook absolute paths (it runs in another working dir)', async () => {
   const root = makeTree({ 'r.sh': '#!/bin/sh\ncd /\njq -e .mod "$VALUES_PATH" >/dev/null && echo "$VALUES_PATH"\n' });
   const lines: string[] = [];
