@@ -189,6 +189,32 @@ test('drift fix: a managed field changed by another manager is restored by re-ap
   assert.deepEqual(events.drift[2]!.paths, ['.data.mode']);
 });
 
+test('drift made while the operator was down, as in the Go operator: a changed field is not taken back by the next start (same checksum, deployed, nothing absent), a deleted object is', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const req = { release: 'demo', namespace: NS, chartDir: chart('demo'), values: { replicas: 3 } as JsonObject };
+  assert.equal(await new HelmReleases({ kc, mapper }).upgradeInstall(req), 'installed');
+  // while down: kubectl edit of a managed field
+  const cm = await getObject(kc, cmPath('demo-config'));
+  cm.data.replicas = '9';
+  await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, cm);
+  // the next start: nothing to upgrade; the monitor takes the field set it finds as the reference
+  const drift: DriftReport[] = [];
+  const helm = new HelmReleases({ kc, mapper, monitor: { onDrift: (r) => drift.push(r) } });
+  t.after(() => helm.stop());
+  assert.equal(await helm.upgradeInstall(req), 'unchanged');
+  await waitFor(() => (helm.watched().demo?.length ?? 0) > 0, 'the release to be watched', 10_000);
+  await waitFor(async () => (await helm.absentObjects('demo', NS)).length === 0, 'the objects', 10_000);
+  // the watches have listed: the edit made while down is the reference, not a drift
+  assert.equal((await getObject(kc, cmPath('demo-config'))).data.replicas, '9');
+  assert.deepEqual(drift, []);
+  // deleted while down: the next start's run upgrades, which applies every object again
+  await helm.stop();
+  await requestJson(kc, 'DELETE', `/api/v1/namespaces/${NS}/services/demo`);
+  assert.equal(await new HelmReleases({ kc, mapper }).upgradeInstall(req), 'upgraded');
+  assert.ok(await getObject(kc, `/api/v1/namespaces/${NS}/services/demo`));
+  assert.equal((await getObject(kc, cmPath('demo-config'))).data.replicas, '3');
+});
+
 test('drift warn reports once and changes nothing; drift off ignores', async (t) => {
   await t.test('warn', async (t) => {
     const { kc, helm, events, warnings, request } = await setup(t, 'warn');
