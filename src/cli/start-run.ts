@@ -352,7 +352,9 @@ function stopOnSignals(operator: Operator, log: Logger, graceMs: number, after: 
     const onSignal = (signal: NodeJS.Signals): void => {
       const code = 128 + (signal === 'SIGINT' ? 2 : 15);
       if (stopping) {
-        log.warn({ signal }, 'second signal: exiting now');
+        // shell-operator's WaitForProcessInterruption: the next signal exits at once with 128+signum
+        // (hook processes end with the helper that started them; the HA lease is left to run out)
+        log.warn({ signal }, 'forced shutdown by a second signal');
         process.exit(code);
       }
       stopping = true;

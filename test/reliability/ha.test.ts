@@ -17,6 +17,7 @@ import { requestJson } from '../../src/kube/http.js';
 import { haSettings } from '../../src/cli/start-ha.js';
 import { LeaderElector, haIdentity, leaderHost } from '../../src/kube/leader-election.js';
 import { MAIN, bashHook, logRecords, waitFor } from '../helpers/operator-process.js';
+import { writeTree } from '../helpers/tree.js';
 
 const LEASE = { duration: 4000, renew: 3000, retry: 1000 };
 const HA_ENV = {
@@ -72,11 +73,15 @@ async function cluster(t: { after: (fn: () => unknown) => void }) {
   return { sandbox, kc, dir, trace: join(dir, 'trace') };
 }
 
-/** An operator process named `name` on `ip`:`port` whose global hook runs `body` on startup and every second. */
-function operator(t: { after: (fn: () => unknown) => void }, sandbox: Sandbox, dir: string, name: string, ip: string, port: number, body: string): Op {
+/**
+ * An operator process named `name` on `ip`:`port` whose global hook runs `body` on startup and every
+ * second; `files` (relative to its root: `modules/...`) are written first.
+ */
+function operator(t: { after: (fn: () => unknown) => void }, sandbox: Sandbox, dir: string, name: string, ip: string, port: number, body: string, files: Record<string, string> = {}): Op {
   const root = join(dir, name);
   mkdirSync(join(root, 'global-hooks', 'hooks'), { recursive: true });
   mkdirSync(join(root, 'modules'), { recursive: true });
+  writeTree(root, files);
   const hook = join(root, 'global-hooks', 'hooks', 'work');
   writeFileSync(hook, bashHook({ configVersion: 'v1', onStartup: 1, schedule: [{ name: 'tick', crontab: '*/1 * * * * *' }] }, body));
   chmodSync(hook, 0o755);
@@ -258,6 +263,63 @@ test('a leader whose renewals fail kills its running hooks and exits before the 
   const recs = logRecords(a.output());
   assert.ok(recs.some((r) => r.msg === 'HA mode: lost the leader lease: killing running hooks and exiting'));
   assert.equal(lease(sandbox)?.holderIdentity, 'op-a.127-0-0-2.addons.pod', 'the lease was left to expire (nothing written after the loss)');
+});
+
+/** A module whose release has a post-install/post-upgrade Job hook: its Helm operation lasts until the test completes the Job. */
+function hookedModule(greeting: string): Record<string, string> {
+  return {
+    'modules/values.yaml': 'echoEnabled: true\n',
+    'modules/001-echo/Chart.yaml': 'apiVersion: v2\nname: echo\nversion: 0.1.0\n',
+    'modules/001-echo/templates/cm.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\ndata:\n  greeting: ${greeting}\n`,
+    'modules/001-echo/templates/wait.yaml':
+      'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: echo-wait\n  annotations:\n    "helm.sh/hook": post-install,post-upgrade\n' +
+      'spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: run\n        image: busybox\n',
+  };
+}
+
+test('stopping during a Helm operation: one SIGTERM lets it finish (release deployed, lease released, exit 0); a second signal exits at once (143) as the Go operator does, and the next leader upgrades the pending release', { timeout: 240_000 }, async (t) => {
+  const { sandbox, kc, dir } = await cluster(t);
+  const port = await freePort(['127.0.0.2']);
+  const job = () => sandbox.getObject('batch/v1', 'Job', 'addons', 'echo-wait');
+  const status = (v: number) => sandbox.getObject('v1', 'Secret', 'addons', `sh.helm.release.v1.echo.v${v}`)?.metadata.labels.status as string | undefined;
+  const complete = () =>
+    requestJson(kc, 'PATCH', '/apis/batch/v1/namespaces/addons/jobs/echo-wait/status', {}, JSON.stringify({ status: { conditions: [{ type: 'Complete', status: 'True' }] } }), 'application/merge-patch+json');
+
+  // one SIGTERM while the install waits for its post-install hook: the run finishes, then the lease goes
+  const a = operator(t, sandbox, dir, 'op-a', '127.0.0.2', port, 'true', hookedModule('one'));
+  await waitFor(() => job() !== undefined, 'the post-install hook Job');
+  assert.equal(status(1), 'pending-install');
+  a.kill('SIGTERM');
+  await waitFor(() => a.logged('stopping: running tasks may finish, nothing new starts'), 'the stop to begin');
+  await complete();
+  assert.equal(await a.exited, 0, a.output());
+  assert.equal(status(1), 'deployed', 'no pending release left');
+  assert.equal(lease(sandbox)?.holderIdentity, '', 'the lease was released');
+
+  // new values: the upgrade waits for its post-upgrade hook; two signals end the process at once
+  const b = operator(t, sandbox, dir, 'op-b', '127.0.0.2', port, 'true', hookedModule('two'));
+  await waitFor(() => status(2) === 'pending-upgrade' && job()?.status?.conditions === undefined, 'the upgrade waiting for its hook');
+  b.kill('SIGTERM');
+  await waitFor(() => b.logged('stopping: running tasks may finish, nothing new starts'), 'the stop to begin');
+  b.kill('SIGTERM');
+  assert.equal(await b.exited, 143, b.output());
+  assert.ok(b.logged('forced shutdown by a second signal'), b.output());
+  assert.equal(status(2), 'pending-upgrade', 'the forced exit left the upgrade as it was');
+  assert.equal(lease(sandbox)?.holderIdentity, 'op-b.127-0-0-2.addons.pod', 'not released: it runs out (as the Go os.Exit leaves it)');
+
+  // the next leader (after the lease ran out) drops the pending revision and upgrades again
+  const leftJob = job()?.metadata.uid as string;
+  const c = operator(t, sandbox, dir, 'op-c', '127.0.0.2', port, 'true', hookedModule('two'));
+  await waitFor(() => c.logged(ACQUIRED), 'op-c leads', 60_000);
+  await waitFor(() => status(2) === 'pending-upgrade' && job() !== undefined && job()?.metadata.uid !== leftJob, 'the upgrade run again with a new hook Job', 60_000);
+  assert.ok(c.output().includes('revision 2 is pending-upgrade, removing its record'), c.output());
+  await complete();
+  await waitFor(() => status(2) === 'deployed', 'the release deployed', 60_000);
+  assert.equal(status(1), 'superseded');
+  assert.equal(status(3), undefined);
+  assert.equal(sandbox.getObject('v1', 'ConfigMap', 'addons', 'echo')?.data.greeting, 'two');
+  c.kill('SIGTERM');
+  assert.equal(await c.exited, 0, c.output());
 });
 
 /** A process that exists and is not a zombie. */
