@@ -6,7 +6,8 @@
  *
  * The API server and the operator are processes of their own, started from dist/ (npm run build), as
  * on a cluster (bench/cluster.ts, which also describes the module set: each object is watched by 4 of
- * the 40 bindings); the resident memory is the operator process's VmRSS (and VmHWM, its peak) from /proc.
+ * the 40 bindings); the resident memory is the operator process's VmRSS (and VmHWM, its peak) from /proc,
+ * and its CPU time (user + system) for the sync and for the events, which V8 settings trade against it.
  *
  *   node --import tsx bench/memory.ts [--modules 100] [--bindings 40] [--objects 10000] [--events N]
  *     [--no-full-objects] (keepFullObjectsInMemory: false; default true, as shell-operator's default)
