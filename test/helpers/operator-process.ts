@@ -1,6 +1,7 @@
 /** `addon-operator start --sandbox` as a child process, for scenario tests of the CLI. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { after } from 'node:test';
 
 export const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
@@ -28,14 +29,25 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, what: stri
   }
 }
 
-/** `start --sandbox` as a child process, its stdout and stderr collected together. */
+/**
+ * `start --sandbox` as a child process, its stdout and stderr collected together. Killed when the
+ * calling test ends, whatever its outcome: a failed assertion fails the test at once instead of
+ * leaving the operator (and with it the test file) running until the runner's file timeout.
+ */
 export function startOperator(root: string, extra: string[] = [], env: NodeJS.ProcessEnv = process.env) {
   const child = spawn(process.execPath, startArgs(root, extra), { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c));
   child.stderr.on('data', (c: Buffer) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  after(() => killChild(child, exited));
   return { child, output: () => out, exited };
+}
+
+/** SIGKILLs `child` unless it has exited; resolves once it has. For a test's `after` hook. */
+export async function killChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await exited;
 }
 
 /** The records of a JSON log. */

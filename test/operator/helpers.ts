@@ -6,6 +6,7 @@
 import { appendFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { after } from 'node:test';
 import { makeTree, writeTree } from '../helpers/tree.js';
 import { ModuleManager } from '../../src/modules/manager.js';
 import { Operator, type OperatorOptions } from '../../src/operator/operator.js';
@@ -255,7 +256,11 @@ export interface ScenarioOptions {
   operator?: Partial<OperatorOptions>;
 }
 
-/** Builds the tree, loads the modules and creates (does not start) an operator over in-memory ports. */
+/**
+ * Builds the tree, loads the modules and creates (does not start) an operator over in-memory ports
+ * (or those of `opts.operator`). The operator is stopped when the calling test ends, whatever its
+ * outcome, so that a failed assertion fails the test at once instead of keeping the file running.
+ */
 export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   const root = makeTree({ 'modules/.keep': '', 'global-hooks/.keep': '' });
   const trace = new Trace(join(root, 'trace.log'));
@@ -272,6 +277,7 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   const helm = new MemoryHelm(trace);
   const config = new MemoryConfig(opts.config ?? null);
   const op = new Operator({ manager, namespace: 'test', kube, helm, config, logger, timing: { backoff: () => 10, discoveryRetryMs: 10 }, ...opts.operator });
+  after(() => op.stop());
   return { root, trace, kube, helm, config, op, logs };
 }
 

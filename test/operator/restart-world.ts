@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
@@ -138,6 +139,8 @@ export async function world(opts: WorldOptions): Promise<World> {
   };
   const releases = new HelmReleases({ kc, mapper });
   const helmGates = new Map<string, HelmGate>();
+  // a test that fails with a Helm run paused: let it go, or stopping the operator would wait for it
+  after(() => helmGates.forEach((g) => g.open()));
   let trace: Trace | undefined;
   // the real Helm layer, with a trace line per applied release and a pause point before it
   const helm: HelmPort = {
@@ -185,7 +188,12 @@ export async function world(opts: WorldOptions): Promise<World> {
       return files;
     },
     operator: { kube, config, helm, namespace: NS, parallelModuleRuns: opts.parallelModuleRuns },
+  }).catch(async (err: unknown) => {
+    await sandbox.stop();
+    throw err;
   });
+  // stopped when the calling test ends, whatever its outcome, after the operator (scenario() stops it the same way)
+  after(() => sandbox.stop());
   const w: World = {
     s,
     kc,

@@ -18,7 +18,7 @@
  *
  * CI: 10 kills. `RELIABILITY_LONG=1`: 40 kills. `RELIABILITY_SEED` repeats a run.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { requestJson } from '../../src/kube/http.js';
 import { closeConnections } from '../../src/kube/connections.js';
-import { MAIN, bashHook, logRecords, waitFor } from '../helpers/operator-process.js';
+import { MAIN, bashHook, killChild, logRecords, waitFor } from '../helpers/operator-process.js';
 import { LONG, random, seed } from './helpers.js';
 
 const KILLS = LONG ? 40 : 10;
@@ -88,6 +88,8 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
   child.stdout!.on('data', (c: Buffer) => (out += c));
   child.stderr!.on('data', (c: Buffer) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // killed when the test ends, whatever its outcome (a generation left running by a failed assertion)
+  after(() => killChild(child, exited));
   return { child, output: () => out, exited };
 }
 

@@ -1,6 +1,7 @@
 // Shared helpers for the sandbox tests.
 import * as k8s from '@kubernetes/client-node';
 import { connect } from 'node:net';
+import { after } from 'node:test';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export interface Env {
@@ -12,8 +13,10 @@ export interface Env {
   custom: k8s.CustomObjectsApi;
 }
 
+/** A sandbox and clients of it; the sandbox stops when the calling test (or hook's suite) ends, whatever its outcome. */
 export async function start(options: SandboxOptions = {}): Promise<Env> {
   const sb = await startSandbox(options);
+  after(() => sb.stop());
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(sb.kubeconfigPath);
   return {
