@@ -41,7 +41,7 @@ const goRef = join(REPO, 'tools/gotemplate-ref/bin/gotemplate-ref');
 export const SUITES: Suite[] = [
   { name: 'sandbox', file: 'bench/sandbox.ts', quick: ['--objects', '500', '--watchers', '4', '--warmup', '100'], full: [], timeoutSec: { quick: 300, full: 600 } },
   { name: 'kube-events', file: 'bench/kube-events.ts', node: ['--expose-gc'], quick: ['--objects', '500', '--seconds', '2'], full: [], timeoutSec: { quick: 300, full: 600 } },
-  { name: 'memory', file: 'bench/memory.ts', node: ['--expose-gc'], quick: ['--modules', '4', '--bindings', '2', '--objects', '200', '--events', '200'], full: [], timeoutSec: { quick: 300, full: 900 } },
+  { name: 'memory', file: 'bench/memory.ts', node: ['--expose-gc'], quick: ['--modules', '4', '--bindings', '2', '--objects', '200', '--events', '200', '--settle', '2'], full: [], timeoutSec: { quick: 300, full: 900 } },
   { name: 'fleet', file: 'bench/fleet-report.ts', dist: true, quick: ['--modules', '4', '--objects', '3', '--events', '40'], full: [], timeoutSec: { quick: 300, full: 1200 } },
   { name: 'converge', file: 'bench/converge.ts', quick: ['10', '3'], full: [], timeoutSec: { quick: 300, full: 900 } },
   { name: 'hooks', file: 'bench/hooks.ts', quick: ['20'], full: ['200'], timeoutSec: { quick: 300, full: 900 } },

@@ -5,6 +5,7 @@ import { KubeConfig } from '../kube/kube-config.js';
 import type { Logger } from 'pino';
 import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
 import { ModuleManager } from '../modules/manager.js';
+import { collectWhenIdle } from '../operator/idle-gc.js';
 import { Operator } from '../operator/operator.js';
 import type { KubernetesPort } from '../operator/ports.js';
 import { RestMapper } from '../kube/mapper.js';
@@ -290,6 +291,9 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
     parallelModuleRuns,
   });
   created(operator);
+  const stopIdleGc = collectWhenIdle(operator.queues, {
+    onCollected: (r) => log.debug({ rssBeforeMiB: Math.round(r.rssBeforeMiB), rssAfterMiB: Math.round(r.rssAfterMiB), ms: Math.round(r.ms) }, 'idle: garbage collected'),
+  });
   const debug = await startDebugSocket(opts, operator, log);
   const debugSocket = debug.path;
   const stopped = stopOnSignals(operator, log, shutdownMs, () => debug.stop());
@@ -308,6 +312,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
       console?.progress.ready({ kubeconfig: sandbox?.kubeconfigPath ?? (opts.kubeConfig || undefined), sandbox: !!sandbox, namespace, configMap: opts.configMap, http: console.http, debugSocket, logFile: opts.logFile! });
     });
   await stopped;
+  stopIdleGc();
   log.info('operator stopped');
 }
 
