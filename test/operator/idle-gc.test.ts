@@ -10,6 +10,14 @@ class Queues extends EventEmitter {
   }
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits (up to 10 s: the machines are shared) until `cond` holds. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
 
 test('gcFunction gives a working gc without --expose-gc: a weakly held object is collected', async () => {
   const gc = gcFunction();
@@ -25,23 +33,22 @@ test('gcFunction gives a working gc without --expose-gc: a weakly held object is
 test('collects once the queues stay empty for the idle time after a finished task, not while tasks wait', async () => {
   const q = new Queues();
   const runs: number[] = [];
-  const stop = collectWhenIdle(q, { idleMs: 30, minIntervalMs: 0, secondAfterMs: 5, onCollected: (r) => runs.push(r.rssAfterMiB) });
+  const stop = collectWhenIdle(q, { idleMs: 1000, minIntervalMs: 0, secondAfterMs: 5, onCollected: (r) => runs.push(r.rssAfterMiB) });
   try {
-    await sleep(80);
+    await sleep(50);
     assert.equal(runs.length, 0, 'nothing finished yet: no collection');
     q.totalTasks = 1;
     q.finish();
-    await sleep(80);
+    await sleep(1500);
     assert.equal(runs.length, 0, 'a task still queued: no collection');
     q.totalTasks = 0;
     q.finish();
     for (let i = 0; i < 5; i++) {
-      await sleep(10);
+      await sleep(20);
       q.finish(); // work goes on: the idle timer starts again
     }
     assert.equal(runs.length, 0, 'not idle yet');
-    await sleep(100);
-    assert.equal(runs.length, 1);
+    await until(() => runs.length === 1, 'the collection');
     assert.ok(runs[0]! > 0, 'reports the RSS after');
   } finally {
     stop();
@@ -51,17 +58,15 @@ test('collects once the queues stay empty for the idle time after a finished tas
 test('at most one collection per minIntervalMs; none after stop', async () => {
   const q = new Queues();
   let runs = 0;
-  const stop = collectWhenIdle(q, { idleMs: 10, minIntervalMs: 200, secondAfterMs: 5, onCollected: () => runs++ });
+  const stop = collectWhenIdle(q, { idleMs: 10, minIntervalMs: 2000, secondAfterMs: 5, onCollected: () => runs++ });
   q.finish();
-  await sleep(60);
-  assert.equal(runs, 1);
+  await until(() => runs === 1, 'the first collection');
   q.finish();
-  await sleep(60);
+  await sleep(300);
   assert.equal(runs, 1, 'the second waits for the interval');
-  await sleep(250);
-  assert.equal(runs, 2, 'then it runs');
+  await until(() => runs === 2, 'the second collection, after the interval');
   stop();
   q.finish();
-  await sleep(60);
+  await sleep(100);
   assert.equal(runs, 2);
 });
