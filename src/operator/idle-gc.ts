@@ -31,14 +31,11 @@ export interface IdleGcOptions {
 }
 
 /** The `gc` function: the one `--expose-gc` gave, else one made available now (as jest-leak-detector does). */
-/** `gc` of V8's gc extension: the options are ignored by a V8 that does not know them. */
-export type GcFunction = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
-
-export function gcFunction(): GcFunction {
-  const exposed = (globalThis as { gc?: GcFunction }).gc;
+export function gcFunction(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
   if (typeof exposed === 'function') return exposed;
   setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as GcFunction;
+  return runInNewContext('gc') as () => void;
 }
 
 const MiB = 1024 * 1024;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { debugRequest } from '../../src/cli/debug.js';
-import { isApiStatus, requestJson } from '../../src/kube/http.js';
+import { requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
 import { logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -17,18 +17,8 @@ import { HelmReleases } from '../../src/helm/releases.js';
 import type { Operator } from '../../src/operator/operator.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle } from '../operator/helpers.js';
-import { releaseSecrets, setReleaseStatus } from './helpers.js';
+import { getObject, releaseSecrets, setReleaseStatus } from './helpers.js';
 import { until as eventually } from '../reliability/helpers.js';
-
-async function exists(kc: KubeConfig, path: string): Promise<boolean> {
-  try {
-    await requestJson(kc, 'GET', path);
-    return true;
-  } catch (e) {
-    if (isApiStatus(e, 404)) return false;
-    throw e;
-  }
-}
 
 test('the operator restores an object deleted by hand and a managed field edited by hand', async (t) => {
   const root = makeTree({
@@ -54,7 +44,7 @@ test('the operator restores an object deleted by hand and a managed field edited
     const cm = '/api/v1/namespaces/addons/configmaps/echo';
     await requestJson(kc, 'DELETE', cm);
     const deleted = performance.now();
-    await waitFor(() => exists(kc, cm), 'the ConfigMap to come back', 30_000);
+    await waitFor(async () => (await getObject(kc, cm)) !== undefined, 'the ConfigMap to come back', 30_000);
     const restoredMs = performance.now() - deleted;
     const records = logRecords(output());
     assert.ok(records.some((r) => r.msg === 'helm resources absent, the module will run again' && r.module === 'echo'), output());
