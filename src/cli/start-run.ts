@@ -52,6 +52,15 @@ function parseBurst(text: string, flag: string): number {
 }
 
 /**
+ * A client's rate limit from `PREFIX-qps` and `PREFIX-burst`. Neither set: client-go's default (5, 10),
+ * dropped once the API server shows it runs API Priority and Fairness (SIG API Machinery's advice,
+ * controller-runtime's default since v0.21); the Go operator keeps the bucket. Either set: kept as given.
+ */
+function clientLimit(qps: string | undefined, burst: string | undefined, prefix: string) {
+  return { qps: parseQps(qps ?? '5', `${prefix}-qps`), burst: parseBurst(burst ?? '10', `${prefix}-burst`), dropLimitUnderApf: qps === undefined && burst === undefined };
+}
+
+/**
  * `--crd-extra-labels`: `key=value` pairs separated by commas (the Go operator reads the matchLabels
  * of this label selector); `heritage: addon-operator` is added when no `heritage` is given, as there.
  */
@@ -86,24 +95,27 @@ function checkOptions(opts: StartOptions) {
     extraLabels: parseExtraLabels(opts.crdExtraLabels ?? 'heritage=addon-operator'),
     listenPort: parsePort(opts.listenPort, '--listen-port'),
     parallelModuleRuns: Math.max(1, parseOrder(opts.parallelModuleRuns ?? '1', '--parallel-module-runs')),
-    kubeClient: { qps: parseQps(opts.kubeClientQps ?? '5', '--kube-client-qps'), burst: parseBurst(opts.kubeClientBurst ?? '10', '--kube-client-burst') },
+    kubeClient: clientLimit(opts.kubeClientQps, opts.kubeClientBurst, '--kube-client'),
     patcherClient: {
-      qps: parseQps(opts.objectPatcherKubeClientQps ?? '5', '--object-patcher-kube-client-qps'),
-      burst: parseBurst(opts.objectPatcherKubeClientBurst ?? '10', '--object-patcher-kube-client-burst'),
+      ...clientLimit(opts.objectPatcherKubeClientQps, opts.objectPatcherKubeClientBurst, '--object-patcher-kube-client'),
       timeoutMs: parseDuration(opts.objectPatcherKubeClientTimeout ?? '10s', '--object-patcher-kube-client-timeout'),
     },
   };
 }
 
+function limitDropped(log: Logger, client: string, flag: string): void {
+  log.info({ client }, `the API server runs API Priority and Fairness: the ${client} client's default rate limit is off (${flag} keeps one)`);
+}
+
 /** The main client (KUBE_CLIENT_QPS/BURST) from the kubeconfig, the sandbox's or the pod's service account. */
-function mainClient(opts: StartOptions, checked: Checked, sandbox: Sandbox | undefined): KubeConfig {
+function mainClient(opts: StartOptions, checked: Checked, sandbox: Sandbox | undefined, log: Logger): KubeConfig {
   let kc: KubeConfig;
   try {
     ({ kc } = loadKubeConfig({ file: sandbox?.kubeconfigPath ?? opts.kubeConfig, context: opts.kubeContext }));
   } catch (e) {
     throw new UserError(`cannot load the kubeconfig: ${errorMessage(e)}`);
   }
-  configureClient(kc, checked.kubeClient);
+  configureClient(kc, { ...checked.kubeClient, onLimitDropped: () => limitDropped(log, 'main', '--kube-client-qps') });
   return kc;
 }
 
@@ -152,7 +164,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
   recordRequests({ latency: (r) => metrics.kubeRequestLatency(r), result: (r) => metrics.kubeRequestResult(r) });
   const hookMetrics = new HookMetricsStorage();
   // HA: the client is made first, as the election needs it; a standby's /readyz asks the leader's
-  const kc = ha ? mainClient(opts, checked, undefined) : undefined;
+  const kc = ha ? mainClient(opts, checked, undefined, log) : undefined;
   let haMode: HaMode | undefined;
   const readiness = ha ? () => haMode!.readiness() : undefined;
   const http = new HttpServer({ host: opts.listenAddress ?? (opts.sandbox ? '127.0.0.1' : '0.0.0.0'), port: checked.listenPort, sources: httpSources(ref, metrics, hookMetrics, readiness) });
@@ -247,14 +259,14 @@ interface RunContext {
 }
 
 async function runOperator(opts: StartOptions, { checked, log, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns, metrics, hookMetrics, created, kc: madeKc, console }: RunContext): Promise<void> {
-  const kc = madeKc ?? mainClient(opts, checked, sandbox);
+  const kc = madeKc ?? mainClient(opts, checked, sandbox, log);
   if (sandbox) await ensureNamespace(kc, namespace);
 
   const mapper = new RestMapper(kc);
   const monitors = new KubeMonitors({ kc, resolve: (apiVersion, kind) => mapper.resolve(apiVersion, kind) });
   // hooks' Kubernetes operations go through a client of their own (OBJECT_PATCHER_KUBE_CLIENT_*), and
   // Helm through another without a rate limit, as the Go original's helm3lib has its own client
-  const patcher = new ObjectPatcher({ kc: cloneClient(kc, { ...checked.patcherClient, component: 'object_patcher' }), mapper });
+  const patcher = new ObjectPatcher({ kc: cloneClient(kc, { ...checked.patcherClient, component: 'object_patcher', onLimitDropped: () => limitDropped(log, 'object_patcher', '--object-patcher-kube-client-qps') }), mapper });
   const helmKc = cloneClient(kc, { qps: 0 });
   const kube: KubernetesPort = {
     createMonitor: (binding, options) => monitors.createMonitor(binding, options),

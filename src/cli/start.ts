@@ -24,10 +24,12 @@ export interface StartOptions {
   helmIgnoreRelease: string;
   kubeConfig: string;
   kubeContext: string;
-  kubeClientQps: string;
-  kubeClientBurst: string;
-  objectPatcherKubeClientQps: string;
-  objectPatcherKubeClientBurst: string;
+  /** Unset: the default, dropped when the API server runs API Priority and Fairness. */
+  kubeClientQps?: string;
+  kubeClientBurst?: string;
+  /** Unset: the default, dropped when the API server runs API Priority and Fairness. */
+  objectPatcherKubeClientQps?: string;
+  objectPatcherKubeClientBurst?: string;
   objectPatcherKubeClientTimeout: string;
   logLevel: string;
   logType: string;
@@ -75,10 +77,18 @@ export function registerStart(program: Command): Command {
     .option('--helm-ignore-release <name>', 'a release in the namespace that is never purged', fromEnv(['HELM_IGNORE_RELEASE'], ''))
     .option('--kube-config <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config or in-cluster)', fromEnv(['KUBE_CONFIG'], ''))
     .option('--kube-context <name>', 'kubeconfig context', fromEnv(['KUBE_CONTEXT'], ''))
-    .option('--kube-client-qps <n>', 'requests a second of the main Kubernetes client, shared by every request but watches (env KUBE_CLIENT_QPS; 0: no limit)', fromEnv(['KUBE_CLIENT_QPS'], '5'))
-    .option('--kube-client-burst <n>', 'requests the main client may send at once (env KUBE_CLIENT_BURST)', fromEnv(['KUBE_CLIENT_BURST'], '10'))
-    .option('--object-patcher-kube-client-qps <n>', "requests a second of the client that applies hooks' Kubernetes operations (env OBJECT_PATCHER_KUBE_CLIENT_QPS)", fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_QPS'], '5'))
-    .option('--object-patcher-kube-client-burst <n>', 'burst of that client (env OBJECT_PATCHER_KUBE_CLIENT_BURST)', fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_BURST'], '10'))
+    .option(
+      '--kube-client-qps <n>',
+      'requests a second of the main Kubernetes client, shared by every request but watches (env KUBE_CLIENT_QPS; 0: no limit; default 5, and no limit once the API server shows it runs API Priority and Fairness, unless this or the burst is set)',
+      fromEnv(['KUBE_CLIENT_QPS'], '') || undefined,
+    )
+    .option('--kube-client-burst <n>', 'requests the main client may send at once (env KUBE_CLIENT_BURST; default 10)', fromEnv(['KUBE_CLIENT_BURST'], '') || undefined)
+    .option(
+      '--object-patcher-kube-client-qps <n>',
+      "requests a second of the client that applies hooks' Kubernetes operations (env OBJECT_PATCHER_KUBE_CLIENT_QPS; default 5, dropped under API Priority and Fairness as the main client's)",
+      fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_QPS'], '') || undefined,
+    )
+    .option('--object-patcher-kube-client-burst <n>', 'burst of that client (env OBJECT_PATCHER_KUBE_CLIENT_BURST; default 10)', fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_BURST'], '') || undefined)
     .option('--object-patcher-kube-client-timeout <duration>', 'time limit of each of its requests (env OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT)', fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'], '10s'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error').default(fromEnv(['LOG_LEVEL'], 'info')))
     .addOption(new Option('--log-type <type>', 'json, text or color').default(fromEnv(['LOG_TYPE'], 'text')))

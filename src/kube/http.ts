@@ -4,7 +4,9 @@
  * Status message. Every request goes through the API server's connection pool (connections.ts).
  *
  * Each KubeConfig is one client (client-go's rest client): its requests share one token bucket (qps,
- * burst), watches excepted as in client-go; a request other than a watch ends when the server sends nothing for
+ * burst), watches excepted as in client-go. A bucket nobody chose (`dropLimitUnderApf`) is dropped once
+ * the API server answers with API Priority and Fairness, as SIG API Machinery advises and
+ * controller-runtime does since v0.21: the server then protects itself. A request other than a watch ends when the server sends nothing for
  * `timeoutMs`; a watch ends on the client's side `watchGraceMs` after its `timeoutSeconds`. A 429, or a
  * 5xx with Retry-After, is sent again after the Retry-After (client-go's rule); a GET also after a lost
  * connection or a timeout; every retry waits a backoff with jitter and takes a token again.
@@ -45,6 +47,12 @@ export interface ClientSettings {
   retryMaxMs: number;
   /** Whose requests these are in the request metrics (`main`, `object_patcher`), as in the Go operator. */
   component: string;
+  /**
+   * The qps and burst are defaults, not chosen: the bucket is dropped once the server answers with
+   * API Priority and Fairness headers (then `onLimitDropped` is called once).
+   */
+  dropLimitUnderApf?: boolean;
+  onLimitDropped?: () => void;
 }
 
 /** A KubeConfig nobody configured: no rate limit (the operator's clients are configured in start). */
@@ -88,6 +96,24 @@ let fence: string | undefined;
  */
 export function fenceRequests(reason: string): void {
   fence = reason;
+}
+
+/** Present on every answer of an API server that runs API Priority and Fairness (on by default since 1.20). */
+const APF_HEADER = 'x-kubernetes-pf-flowschema-uid';
+
+/** Drops a default bucket on the first answer that shows the server runs API Priority and Fairness. */
+function noteServer(client: Client, headers: IncomingHttpHeaders): void {
+  const s = client.settings;
+  if (!s.dropLimitUnderApf || s.qps <= 0 || headers[APF_HEADER] === undefined) return;
+  client.settings = { ...s, qps: 0, dropLimitUnderApf: false };
+  client.limiter = RateLimiter.perSecond(0, s.burst);
+  s.onLimitDropped?.();
+}
+
+/** The client's current rate limit (qps 0: none). */
+export function clientLimit(kc: KubeConfig): { qps: number; burst: number } {
+  const { qps, burst } = clientOf(kc).settings;
+  return { qps, burst };
 }
 
 /** Takes a token of the client's bucket; an aborted wait throws the signal's reason. */
@@ -198,6 +224,7 @@ export async function requestJson<T = unknown>(
       let gotResponse = false;
       const req = send(url, { ...opts, signal: extra.signal }, (res) => {
         gotResponse = true;
+        noteServer(client, res.headers);
         requestResult(client.settings.component, method, url, res.statusCode);
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -262,6 +289,7 @@ export async function watchStream(kc: KubeConfig, path: string, query: Query, on
     };
     const req = send(url, { ...opts, signal: AbortSignal.any([signal, deadline.signal]) }, (res) => {
       answered = true;
+      noteServer(client, res.headers);
       // a watch counts once its answer starts, as client-go counts it
       requestResult(client.settings.component, 'GET', url, res.statusCode);
       requestLatency(client.settings.component, 'GET', url, started);

@@ -4,7 +4,7 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,11 @@ export interface SandboxOptions {
   requestLogLimit?: number;
   /** Keep request bodies in the request log (default false). */
   logRequestBodies?: boolean;
+  /**
+   * Answer as an API server running API Priority and Fairness (on by default since Kubernetes 1.20):
+   * every answer names its FlowSchema and priority level in X-Kubernetes-PF-* headers (default true).
+   */
+  priorityAndFairness?: boolean;
   /** Kubernetes version reported at /version (default v1.32.4, which kubectl's dispatcher matches). */
   kubernetesVersion?: string;
 }
@@ -203,6 +208,7 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
     maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60000,
     controls,
+    ...(options.priorityAndFairness === false ? {} : { priorityAndFairness: { flowSchemaUid: randomUUID(), priorityLevelUid: randomUUID() } }),
     version: {
       major: maj,
       minor: min,

@@ -59,6 +59,8 @@ export interface ServerDeps {
   bookmarkIntervalMs: number;
   controls: ControlState;
   version: Record<string, string>;
+  /** The UIDs of the FlowSchema and PriorityLevelConfiguration named on every answer, as by an API server running API Priority and Fairness. */
+  priorityAndFairness?: { flowSchemaUid: string; priorityLevelUid: string };
   /** Open watch responses, so that stop() can end them. */
   onWatchOpen?: (close: () => void) => () => void;
 }
@@ -182,6 +184,10 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
     accept: req.headers.accept,
     userAgent: req.headers['user-agent'],
   };
+  if (d.priorityAndFairness) {
+    res.setHeader('X-Kubernetes-PF-FlowSchema-UID', d.priorityAndFairness.flowSchemaUid);
+    res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', d.priorityAndFairness.priorityLevelUid);
+  }
   const c = d.controls;
   c.requestLog.push(entry);
   if (c.requestLog.length > c.requestLogLimit) c.requestLog.splice(0, c.requestLog.length - c.requestLogLimit);

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { closeConnections } from '../../src/kube/connections.js';
-import { cloneClient, configureClient, isApiStatus, KubeApiError, requestJson, retryDelay, watchStream } from '../../src/kube/http.js';
+import { clientLimit, cloneClient, configureClient, isApiStatus, KubeApiError, requestJson, retryDelay, watchStream } from '../../src/kube/http.js';
 
 const CM_PATH = '/api/v1/namespaces/default/configmaps';
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
 
-async function setup(t: { after: (fn: () => unknown) => void }): Promise<{ sandbox: Sandbox; kc: KubeConfig }> {
-  const sandbox = await startSandbox();
+async function setup(t: { after: (fn: () => unknown) => void }, options: Parameters<typeof startSandbox>[0] = {}): Promise<{ sandbox: Sandbox; kc: KubeConfig }> {
+  const sandbox = await startSandbox(options);
   t.after(() => sandbox.stop());
   const kc = new KubeConfig();
   kc.loadFromFile(sandbox.kubeconfigPath);
@@ -46,6 +46,34 @@ test('one token bucket for every request of a client: a burst, then qps; a watch
   sandbox.clearRequestLog();
   await Promise.all(Array.from({ length: 20 }, () => requestJson(other, 'GET', CM_PATH)));
   assert.equal(sandbox.requests.length, 20);
+});
+
+test('a default limit is dropped on the first answer of a server running API Priority and Fairness; a chosen limit is kept, and so is the default without it', async (t) => {
+  const { sandbox, kc } = await setup(t);
+  let dropped = 0;
+  configureClient(kc, { qps: 5, burst: 10, dropLimitUnderApf: true, onLimitDropped: () => dropped++ });
+  const chosen = cloneClient(kc, { qps: 5, burst: 10, dropLimitUnderApf: false });
+  t.after(() => closeConnections(chosen));
+  assert.deepEqual(clientLimit(kc), { qps: 5, burst: 10 });
+  await requestJson(kc, 'GET', CM_PATH);
+  assert.deepEqual(clientLimit(kc), { qps: 0, burst: 10 }, 'the sandbox answers as an API server with APF: the default bucket is gone');
+  await requestJson(kc, 'GET', CM_PATH);
+  assert.equal(dropped, 1, 'onLimitDropped is called once');
+  await requestJson(chosen, 'GET', CM_PATH);
+  assert.deepEqual(clientLimit(chosen), { qps: 5, burst: 10 }, 'a limit the user chose stays');
+  // the headers a real API server sends name the FlowSchema and the priority level
+  const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const url = new URL(sandbox.url + CM_PATH);
+    import('node:https').then(({ get }) => get(url, { ca: sandbox.caCert, headers: { Authorization: `Bearer ${sandbox.token}` } }, (res) => (res.resume(), resolve(res.headers))).on('error', reject), reject);
+  });
+  assert.match(String(headers['x-kubernetes-pf-flowschema-uid']), /^[0-9a-f-]{36}$/);
+  assert.match(String(headers['x-kubernetes-pf-prioritylevel-uid']), /^[0-9a-f-]{36}$/);
+
+  const old = await setup(t, { priorityAndFairness: false });
+  configureClient(old.kc, { qps: 5, burst: 10, dropLimitUnderApf: true, onLimitDropped: () => dropped++ });
+  await requestJson(old.kc, 'GET', CM_PATH);
+  assert.deepEqual(clientLimit(old.kc), { qps: 5, burst: 10 }, 'a server without APF: the default bucket stays');
+  assert.equal(dropped, 1);
 });
 
 test('a request the server does not answer fails after timeoutMs (a half-open connection cannot hang a list)', async (t) => {
