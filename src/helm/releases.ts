@@ -25,6 +25,7 @@ import { renderChart, type RenderResult } from './render.js';
 import { ClusterLookup, renderLooking, type LookupFn } from './lookup.js';
 import { HookError, HookRunner, type RunHookEvent } from './hooks.js';
 import { ReleaseMonitor, type DriftMode, type DriftReport } from './monitor.js';
+import { postRender, postRenderedManifest } from './post-render.js';
 
 export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
 
@@ -55,8 +56,9 @@ export interface HelmReleasesOptions {
   fieldManager?: string;
   /**
    * Labels added to every object of a release's manifest and to the module's CRDs (`crds: 'module'`),
-   * as the Go operator's post-renderer and crd-installer add `--crd-extra-labels`; not to Helm hooks
-   * or crds/ CRDs in `helm` mode (Helm 3.19 post-renders the manifest only).
+   * as the Go operator's post-renderer and crd-installer add `--crd-extra-labels`; the manifest Helm
+   * stores is the post-rendered one (post-render.ts). Not added to Helm hooks or crds/ CRDs in `helm`
+   * mode (Helm 3.19 post-renders the manifest only).
    */
   extraLabels?: Record<string, string>;
   /** Labels of each new revision's storage Secret (Helm's `--labels`), beside `moduleChecksum`. */
@@ -365,7 +367,7 @@ export class HelmReleases {
     const revision = (previous?.version ?? 0) + 1;
     // the probe is the release's render unless the chart can see the revision or the install/upgrade flag
     const rendered = readsRevision(chart, values)
-      ? await renderLooking(lookup, (fn) => renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision, lookup: fn }))
+      ? this.postRendered(await renderLooking(lookup, (fn) => renderChart(chart, values, { ...this.renderBase(req, capabilities), isUpgrade: previous !== undefined, revision, lookup: fn })))
       : probe;
     const record = this.newRecord(req, rendered, revision, checksum, deployed ?? previous, previous);
     if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1, history);
@@ -415,9 +417,16 @@ export class HelmReleases {
     return { releaseName: req.release, namespace: req.namespace, capabilities, warn: (m: string) => this.log.warn(`release ${req.release}: ${m}`) };
   }
 
-  /** The render behind the checksum: it does not depend on the revision (as the Go operator's dry run). */
+  /** The render behind the checksum: it does not depend on the revision (as the Go operator's dry run, post-rendered too). */
   private probeRender(chart: Chart, req: ReleaseRequest, capabilities: Capabilities, lookup?: LookupFn): RenderResult {
-    return renderChart(chart, req.values, { ...this.renderBase(req, capabilities), isUpgrade: true, revision: 1, ...(lookup ? { lookup } : {}) });
+    return this.postRendered(renderChart(chart, req.values, { ...this.renderBase(req, capabilities), isUpgrade: true, revision: 1, ...(lookup ? { lookup } : {}) }));
+  }
+
+  /** The manifest with the extra labels (post-render.ts): what is applied is what the release records. */
+  private postRendered(r: RenderResult): RenderResult {
+    if (!Object.keys(this.extraLabels).length) return r;
+    const manifests = postRender(r.manifests, this.extraLabels);
+    return { ...r, manifests, manifest: postRenderedManifest(manifests) };
   }
 
   private newRecord(req: ReleaseRequest, rendered: RenderResult, revision: number, checksum: string, before: Release | undefined, last: Release | undefined): Release {
@@ -517,10 +526,10 @@ export class HelmReleases {
     }
   }
 
-  /** Helm's ownership metadata and the extra labels, added to every object of a release. */
+  /** Helm's ownership metadata, added to every object of a release (the extra labels are in its manifest). */
   private ownership(release: string, namespace: string) {
     return {
-      labels: { ...this.extraLabels, 'app.kubernetes.io/managed-by': 'Helm' },
+      labels: { 'app.kubernetes.io/managed-by': 'Helm' },
       annotations: { 'meta.helm.sh/release-name': release, 'meta.helm.sh/release-namespace': namespace },
     };
   }

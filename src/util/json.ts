@@ -91,7 +91,7 @@ const ABOVE_SURROGATES = /[\uD800-\uFFFF]/;
  * Go sorts map keys by their UTF-8 bytes. UTF-16 code-unit order (JS's default sort) is the same unless a key
  * has characters from U+D800 up, so the byte comparison is used only then.
  */
-function sortKeysGo(keys: string[]): string[] {
+export function sortKeysGo(keys: string[]): string[] {
   if (!keys.some((k) => ABOVE_SURROGATES.test(k))) return keys.sort();
   return keys.sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
 }

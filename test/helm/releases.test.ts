@@ -5,6 +5,7 @@ import { requestJson } from '../../src/kube/http.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { JsonObject } from '../../src/util/json.js';
 import type { HelmPort } from '../../src/operator/ports.js';
+import { parseYaml } from '../../src/util/yaml.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload, getObject, setReleaseStatus } from './helpers.js';
 
@@ -57,8 +58,22 @@ test('install → unchanged → upgrade on new values → upgrade when an object
     ['demo/templates/cm.yaml', 'demo/templates/extra.yaml', 'demo/templates/role.yaml', 'demo/templates/svc.yaml'],
   );
 
+  // the stored manifest is the post-rendered one (the Go operator's post-renderer): the extra labels
+  // sorted in with the chart's, each document as applied; kyaml's layout (no leading `---`)
+  assert.match(first.manifest, /^# Source: demo\/templates\/cm\.yaml\napiVersion: v1\n/);
+  assert.match(first.manifest, /\nmetadata:\n {2}name: demo-config\n {2}labels:\n {4}heritage: addon-operator\n {4}tier: web\n/);
+  for (const doc of first.manifest.split(/^---\n/m)) {
+    const { kind, metadata } = parseYaml(doc, 'manifest') as { kind: string; metadata: { name: string; labels: Record<string, string> } };
+    const path = { ConfigMap: cmPath(metadata.name), Service: `/api/v1/namespaces/${NS}/services/${metadata.name}`, ClusterRole: `/apis/rbac.authorization.k8s.io/v1/clusterroles/${metadata.name}` }[kind]!;
+    assert.equal(metadata.labels.heritage, 'addon-operator', `${kind} ${metadata.name}`);
+    const { 'app.kubernetes.io/managed-by': managedBy, ...live } = (await getObject(kc, path)).metadata.labels;
+    assert.equal(managedBy, 'Helm');
+    assert.deepEqual(live, metadata.labels, `${kind} ${metadata.name}: the live labels are the stored manifest's`);
+  }
+
   // render: the manifest the release would get, nothing applied
   const rendered = await helm.render(request({ replicas: 7 }));
+  assert.match(rendered, /heritage: addon-operator/);
   assert.deepEqual([...rendered.matchAll(/# Source: (\S+)/g)].map((m) => m[1]), [...first.manifest.matchAll(/# Source: (\S+)/g)].map((m) => m[1]));
   assert.match(rendered, /replicas: "7"/);
   assert.deepEqual((await getObject(kc, cmPath('demo-config'))).data, { replicas: '2', region: 'eu' });

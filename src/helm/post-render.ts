@@ -1,0 +1,114 @@
+/**
+ * The Go operator's post-renderer (pkg/helm/post_renderer): `--crd-extra-labels` set on every
+ * manifest document before Helm applies and stores it, so the release manifest is what was applied
+ * (hooks and crds/ are not post-rendered, as in Helm 3.19). As kyaml's SetLabels does it: the
+ * document's labels with the extra ones over them, every value a string, sorted by key, written as
+ * `labels:` at the end of `metadata`; the documents joined by `---` without a leading one.
+ *
+ * The rest of each document is kept as rendered (kyaml re-emits it in its own style: same data).
+ * Values are quoted when YAML 1.1 would read them as something else (`"true"`, `"1"`, `"yes"`), so
+ * Helm's and our readers get strings back. A document whose metadata is not a block mapping is
+ * written out again from its data (sigs.k8s.io/yaml style).
+ */
+import { isMap, isScalar, parseDocument, type Pair, type Scalar } from 'yaml';
+import { marshalYAML } from '../gotemplate/yaml.js';
+import { isPlainObject, sortKeysGo, type JsonObject, type JsonValue } from '../util/json.js';
+import type { Manifest } from './manifests.js';
+
+/** The release manifest of post-rendered documents: kyaml's StringAll of them. */
+export function postRenderedManifest(manifests: readonly Pick<Manifest, 'name' | 'content'>[]): string {
+  return manifests.map((m) => `# Source: ${m.name}\n${m.content}\n`).join('---\n');
+}
+
+/** The manifests with `labels` set on each (a copy; unchanged when there are none). */
+export function postRender<M extends Manifest>(manifests: readonly M[], labels: Record<string, string>): M[] {
+  if (!Object.keys(labels).length) return [...manifests];
+  return manifests.map((m) => withLabels(m, labels));
+}
+
+function withLabels<M extends Manifest>(m: M, extra: Record<string, string>): M {
+  if (!isPlainObject((m.data ?? null) as JsonValue)) return m; // an empty document: nothing to label
+  const data = m.data as JsonObject;
+  const edit = blockMetadata(m.content);
+  const labels = sortedLabels({ ...(edit?.labels ?? stringLabels(data)), ...extra });
+  const meta = (isPlainObject((data.metadata ?? null) as JsonValue) ? data.metadata : {}) as JsonObject;
+  const { labels: _old, ...rest } = meta;
+  const newData: JsonObject = { ...data, metadata: { ...rest, labels } };
+  if (!edit) return { ...m, data: newData, content: marshalYAML(newData).trimEnd() };
+  const pad = ' '.repeat(edit.indent);
+  const block = `${pad}labels:\n` + Object.entries(labels).map(([k, v]) => `${pad}  ${marshalYAML({ [k]: v })}`).join('');
+  const s = edit.without;
+  const content = s.slice(0, edit.insertAt) + (edit.insertAt > 0 && s[edit.insertAt - 1] !== '\n' ? '\n' : '') + block + s.slice(edit.insertAt);
+  return { ...m, data: newData, content: content.replace(/\n$/, '') };
+}
+
+const sortedLabels = (labels: Record<string, string>): Record<string, string> => Object.fromEntries(sortKeysGo(Object.keys(labels)).map((k) => [k, labels[k]!]));
+
+/** The labels of parsed data as strings (used when the document is written out again). */
+function stringLabels(data: JsonObject): Record<string, string> {
+  const meta = data.metadata;
+  const labels = isPlainObject((meta ?? null) as JsonValue) ? (meta as JsonObject).labels : undefined;
+  if (!isPlainObject((labels ?? null) as JsonValue)) return {};
+  return Object.fromEntries(Object.entries(labels as JsonObject).map(([k, v]) => [k, v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)]));
+}
+
+interface MetadataEdit {
+  /** The document without its `labels:` entry. */
+  without: string;
+  /** Where the new `labels:` lines go in `without`: after the last entry of metadata. */
+  insertAt: number;
+  /** Column of metadata's keys. */
+  indent: number;
+  /** The document's labels, each value as written (kyaml's GetLabels). */
+  labels: Record<string, string>;
+}
+
+const lineStart = (s: string, pos: number): number => s.lastIndexOf('\n', pos - 1) + 1;
+const lineEnd = (s: string, pos: number): number => {
+  if (pos > 0 && s[pos - 1] === '\n') return pos;
+  const nl = s.indexOf('\n', pos);
+  return nl < 0 ? s.length : nl + 1;
+};
+
+/** A scalar as kyaml's GetValue reads it: its text as written for plain scalars, its value when quoted. */
+function scalarText(node: Scalar, text: string): string {
+  if (node.type === 'PLAIN') return text.slice(node.range![0], node.range![1]);
+  return String(node.value ?? '');
+}
+
+/** Where the labels of a document with block-style metadata are, or undefined to write the document out again. */
+function blockMetadata(text: string): MetadataEdit | undefined {
+  let doc;
+  try {
+    doc = parseDocument(text, { version: '1.1', uniqueKeys: false });
+  } catch {
+    return undefined;
+  }
+  if (doc.errors.length || !isMap(doc.contents) || doc.contents.flow) return undefined;
+  const key = (p: Pair) => (isScalar(p.key) ? String(p.key.value) : undefined);
+  const metadata = doc.contents.items.find((p) => key(p) === 'metadata');
+  if (!metadata || !isMap(metadata.value) || metadata.value.flow || !metadata.value.items.length) return undefined;
+  const items = metadata.value.items as Pair[];
+  const labelsPair = items.find((p) => key(p) === 'labels');
+  const others = items.filter((p) => p !== labelsPair);
+  const labels: Record<string, string> = {};
+  if (labelsPair && isMap(labelsPair.value)) {
+    for (const p of labelsPair.value.items as Pair[]) {
+      if (!isScalar(p.key)) return undefined;
+      labels[String(p.key.value)] = isScalar(p.value) ? scalarText(p.value, text) : '';
+    }
+  }
+  const first = items[0]!.key as Scalar;
+  const indent = first.range![0] - lineStart(text, first.range![0]);
+  const endOf = (p: Pair) => lineEnd(text, ((p.value as Scalar | null)?.range ?? (p.key as Scalar).range)![1]);
+  let without = text;
+  let insertAt = others.length ? endOf(others.at(-1)!) : endOf(labelsPair!);
+  if (labelsPair) {
+    const from = lineStart(text, (labelsPair.key as Scalar).range![0]);
+    const to = endOf(labelsPair);
+    without = text.slice(0, from) + text.slice(to);
+    if (insertAt >= to) insertAt -= to - from;
+    else if (insertAt > from) insertAt = from;
+  }
+  return { without, insertAt, indent, labels };
+}
