@@ -71,7 +71,7 @@ const GOLDEN: Record<string, string> = {
   '/module/echo/values.json': '{"greeting":"hello","port":80}\n',
   '/module/echo/values.yaml?global=true': 'echo:\n  greeting: hello\n  port: 80\nglobal:\n  seen: 1\n',
   '/module/echo/config.json': '{}\n',
-  '/module/echo/render': '---\n# Source: echo/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\ndata:\n  greeting: "hello"\n',
+  '/module/echo/render': '# Source: echo/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\n  labels:\n    heritage: addon-operator\ndata:\n  greeting: "hello"\n',
   '/module/echo/render?diff=true': 'No diff found',
   '/module/spare/render': '---\n# Source: off/templates/',
   '/module/echo/patches.json': '[{"Operations":[{"op":"add","path":"/echo/port","value":80}]}]\n',
