@@ -25,6 +25,14 @@ export function procCpuMs(pid: number): number {
 
 const REPO = resolve(import.meta.dirname, '..');
 export const CLI = join(REPO, 'dist/cli/main.js');
+
+/** The Node flags the operator ships with: those of the bin's shebang line (`#!/usr/bin/env -S node FLAGS`). */
+export function shippedNodeFlags(): string[] {
+  const line = readFileSync(CLI, 'utf8').split('\n', 1)[0]!;
+  const m = /^#!\S*env(?: -S)? node((?: \S+)*)$/.exec(line);
+  if (!m) throw new Error(`${CLI}: unexpected first line ${JSON.stringify(line)}`);
+  return m[1]!.split(' ').filter(Boolean);
+}
 export const SHARDS = 10;
 
 export interface SetShape {
@@ -121,10 +129,11 @@ export interface Cluster {
 }
 
 /**
- * Starts the sandbox and the operator, and resolves when the first converge is done. `nodeFlags`: the
- * operator's Node flags; `logFile`: where its stdout goes after that (else it is dropped).
+ * Starts the sandbox and the operator, and resolves when the first converge is done. The operator runs
+ * as it ships: with the bin's shebang flags (shippedNodeFlags), unless `v8Defaults`; `nodeFlags`: more
+ * Node flags for it; `logFile`: where its stdout goes after that (else it is dropped).
  */
-export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; timeoutMs?: number; logFile?: string } = {}): Promise<Cluster> {
+export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; v8Defaults?: boolean; timeoutMs?: number; logFile?: string } = {}): Promise<Cluster> {
   if (!existsSync(CLI)) throw new Error('dist/ is not built: npm run build');
   const kubeconfig = join(set.root, 'kubeconfig');
   const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--seed', set.seedFile], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -140,7 +149,7 @@ export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; ti
     // a port and a socket path of this run's own: several benches may run at once
     const args = ['start', '--kube-config', kubeconfig, '--namespace', set.shape.namespace, '--modules-dir', set.modulesDir, '--global-hooks-dir', set.globalHooksDir];
     args.push('--tmp-dir', join(set.root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(set.root, 'debug.socket'));
-    operator = spawn(process.execPath, [...(o.nodeFlags ?? []), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    operator = spawn(process.execPath, [...(o.v8Defaults ? [] : shippedNodeFlags()), ...(o.nodeFlags ?? []), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
     await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, { logFile: o.logFile });
     return { kubeconfig, port, sandbox, operator, stderr: () => stderr.join('').slice(-4000), stop };

@@ -15,6 +15,7 @@
  *       once idle for 3 s, at most every 30 s)
  *     [--heap-snapshot DIR]   (a heap snapshot of the operator after the sync and after the events)
  *     [--operator-node-flags '--trace-gc ...'] [--operator-log FILE]   (the operator's stdout after its first converge)
+ *     [--v8-defaults]   (without the bin's shebang flags; by default the operator runs as it ships, with them)
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -25,7 +26,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
 import { emitFigures } from './figures.js';
-import { SHARDS, objectName, procCpuMs, procMemory, queuesEmpty, startCluster, writeModuleSet, type Cluster } from './cluster.js';
+import { SHARDS, objectName, procCpuMs, procMemory, queuesEmpty, shippedNodeFlags, startCluster, writeModuleSet, type Cluster } from './cluster.js';
 
 const NS = 'memory';
 const arg = (name: string, fallback: number): number => {
@@ -44,6 +45,7 @@ const OPERATOR_FLAGS = flagIdx > 0 ? process.argv[flagIdx + 1]!.split(' ').filte
 const SETTLE_S = arg('--settle', 40);
 const logIdx = process.argv.indexOf('--operator-log');
 const OPERATOR_LOG = logIdx > 0 ? resolve(process.argv[logIdx + 1]!) : undefined;
+const V8_DEFAULTS = process.argv.includes('--v8-defaults');
 
 async function heapSnapshot(operator: ChildProcess, label: string): Promise<void> {
   if (!SNAPSHOT_DIR) return;
@@ -81,13 +83,15 @@ async function main(): Promise<void> {
   try {
     const set = writeModuleSet(root, { modules: MODULES, bindings: BINDINGS, objects: OBJECTS, namespace: NS, fullObjects: FULL_OBJECTS });
     const t0 = performance.now();
-    cluster = await startCluster(set, { nodeFlags: [...OPERATOR_FLAGS, ...(SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [])], logFile: OPERATOR_LOG });
+    cluster = await startCluster(set, { v8Defaults: V8_DEFAULTS, nodeFlags: [...OPERATOR_FLAGS, ...(SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [])], logFile: OPERATOR_LOG });
     const { operator, port } = cluster;
     await queuesEmpty(port, 900_000);
     const syncMs = performance.now() - t0;
     const afterSync = procMemory(operator.pid!);
     const syncCpuMs = procCpuMs(operator.pid!);
     console.log(`bench/memory: ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps (${SHARDS} shards, each watched by ${BINDINGS / SHARDS} bindings), keepFullObjectsInMemory ${FULL_OBJECTS}; load ${loadavg()[0]!.toFixed(1)}`);
+    const flags = [...(V8_DEFAULTS ? [] : shippedNodeFlags()), ...OPERATOR_FLAGS];
+    console.log(`  the operator started ${V8_DEFAULTS ? "with V8's defaults (--v8-defaults), not as it ships" : "as it ships (the bin's shebang flags)"}: node ${[...flags, 'dist/cli/main.js start'].join(' ')}`);
     console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn, operator CPU ${(syncCpuMs / 1000).toFixed(2)} s): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB)`);
     const syncIdle = await idleRss(operator.pid!);
     console.log(`  then ${SETTLE_S} s idle: RSS ${syncIdle.toFixed(1)} MiB`);
@@ -117,7 +121,7 @@ async function main(): Promise<void> {
     console.log(`  then ${SETTLE_S} s idle: RSS ${eventsIdle.toFixed(1)} MiB`);
     const MB = 1e6 / 1048576;
     emitFigures([
-      { name: 'operator RSS after the full sync', value: afterSync.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${MODULES} modules, ${BINDINGS} bindings, ${OBJECTS} objects${FULL_OBJECTS ? '' : ', keepFullObjectsInMemory false'}` },
+      { name: 'operator RSS after the full sync', value: afterSync.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${MODULES} modules, ${BINDINGS} bindings, ${OBJECTS} objects${FULL_OBJECTS ? '' : ', keepFullObjectsInMemory false'}, ${V8_DEFAULTS ? "V8's defaults" : 'node flags as shipped'}` },
       { name: 'operator RSS after the events', value: afterEvents.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${EVENTS} events` },
       { name: `operator RSS after the sync, then ${SETTLE_S} s idle`, value: syncIdle, unit: 'MiB', target: { max: 150 * MB } },
       { name: `operator RSS after the events, then ${SETTLE_S} s idle`, value: eventsIdle, unit: 'MiB', target: { max: 150 * MB } },
