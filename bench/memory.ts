@@ -26,7 +26,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
 import { emitFigures } from './figures.js';
-import { SHARDS, objectName, procCpuMs, procMemory, queuesEmpty, shippedNodeFlags, startCluster, writeModuleSet, type Cluster } from './cluster.js';
+import { SHARDS, objectName, procCpuMs, procMemory, queueLengths, queuesEmpty, shippedNodeFlags, startCluster, writeModuleSet, type Cluster } from './cluster.js';
 
 const NS = 'memory';
 const arg = (name: string, fallback: number): number => {
@@ -70,10 +70,21 @@ async function heapSnapshot(operator: ChildProcess, label: string): Promise<void
   }
 }
 
+const parts = (m: { anonMiB: number; fileMiB: number }) => `anonymous ${m.anonMiB.toFixed(1)} MiB, files ${m.fileMiB.toFixed(1)} MiB`;
+
+/** The sum of the operator's task waits in queues (s) and its module hook runs so far, from /metrics. */
+async function waits(port: number): Promise<{ waitS: number; runs: number }> {
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+  const sum = (re: RegExp) => [...text.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
+  return { waitS: sum(/^addon_operator_task_wait_in_queue_seconds_total\{[^}]*\} (\S+)$/gm), runs: sum(/^addon_operator_module_hook_run_seconds_count\{[^}]*\} (\S+)$/gm) };
+}
+
 /** The RSS after SETTLE_S seconds of nothing to do (the operator collects its garbage when idle: src/operator/idle-gc.ts). */
 async function idleRss(pid: number): Promise<number> {
   await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
-  return procMemory(pid).rssMiB;
+  const m = procMemory(pid);
+  console.log(`  then ${SETTLE_S} s idle: RSS ${m.rssMiB.toFixed(1)} MiB (${parts(m)})`);
+  return m.rssMiB;
 }
 
 async function main(): Promise<void> {
@@ -92,15 +103,25 @@ async function main(): Promise<void> {
     console.log(`bench/memory: ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps (${SHARDS} shards, each watched by ${BINDINGS / SHARDS} bindings), keepFullObjectsInMemory ${FULL_OBJECTS}; load ${loadavg()[0]!.toFixed(1)}`);
     const flags = [...(V8_DEFAULTS ? [] : shippedNodeFlags()), ...OPERATOR_FLAGS];
     console.log(`  the operator started ${V8_DEFAULTS ? "with V8's defaults (--v8-defaults), not as it ships" : "as it ships (the bin's shebang flags)"}: node ${[...flags, 'dist/cli/main.js start'].join(' ')}`);
-    console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn, operator CPU ${(syncCpuMs / 1000).toFixed(2)} s): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB)`);
+    console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn, operator CPU ${(syncCpuMs / 1000).toFixed(2)} s): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB; ${parts(afterSync)})`);
     const syncIdle = await idleRss(operator.pid!);
-    console.log(`  then ${SETTLE_S} s idle: RSS ${syncIdle.toFixed(1)} MiB`);
     await heapSnapshot(operator, 'after the sync');
 
     // EVENTS changes: each object's data.version, 16 requests at a time
     const kc = new KubeConfig();
     kc.loadFromFile(cluster.kubeconfig);
     let next = 0;
+    // the longest the task queues get while the events come (a backlog keeps binding contexts alive)
+    let maxQueued = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const total = Object.values(await queueLengths(port)).reduce((a, n) => a + n, 0);
+        maxQueued = Math.max(maxQueued, total);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const waitsBefore = await waits(port);
     const t1 = performance.now();
     await Promise.all(
       Array.from({ length: 16 }, async () => {
@@ -112,13 +133,16 @@ async function main(): Promise<void> {
     );
     closeConnections(kc);
     await queuesEmpty(port, 900_000);
+    sampling = false;
+    await sampler;
     const eventsMs = performance.now() - t1;
+    const waitsAfter = await waits(port);
+    const meanWaitMs = ((waitsAfter.waitS - waitsBefore.waitS) / Math.max(1, waitsAfter.runs - waitsBefore.runs)) * 1000;
     const afterEvents = procMemory(operator.pid!);
     const eventsCpuMs = procCpuMs(operator.pid!) - syncCpuMs;
-    console.log(`  after ${EVENTS} more events (${(eventsMs / 1000).toFixed(1)} s until every queue was empty, operator CPU ${(eventsCpuMs / 1000).toFixed(2)} s): RSS ${afterEvents.rssMiB.toFixed(1)} MiB, peak ${afterEvents.hwmMiB.toFixed(1)} MiB (target < 150 MB)`);
+    console.log(`  after ${EVENTS} more events (${(eventsMs / 1000).toFixed(1)} s until every queue was empty, operator CPU ${(eventsCpuMs / 1000).toFixed(2)} s): RSS ${afterEvents.rssMiB.toFixed(1)} MiB, peak ${afterEvents.hwmMiB.toFixed(1)} MiB (target < 150 MB; ${parts(afterEvents)}); at most ${maxQueued} tasks queued at a scrape; ${waitsAfter.runs - waitsBefore.runs} hook runs waited ${meanWaitMs.toFixed(1)} ms in their queue on average`);
     await heapSnapshot(operator, 'after the events');
     const eventsIdle = await idleRss(operator.pid!);
-    console.log(`  then ${SETTLE_S} s idle: RSS ${eventsIdle.toFixed(1)} MiB`);
     const MB = 1e6 / 1048576;
     emitFigures([
       { name: 'operator RSS after the full sync', value: afterSync.rssMiB, unit: 'MiB', target: { max: 150 * MB }, note: `${MODULES} modules, ${BINDINGS} bindings, ${OBJECTS} objects${FULL_OBJECTS ? '' : ', keepFullObjectsInMemory false'}, ${V8_DEFAULTS ? "V8's defaults" : 'node flags as shipped'}` },

@@ -7,10 +7,11 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** VmRSS and VmHWM (the peak) of a process, in MiB. */
-export function procMemory(pid: number): { rssMiB: number; hwmMiB: number } {
+export function procMemory(pid: number): { rssMiB: number; hwmMiB: number; anonMiB: number; fileMiB: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN);
-  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
+  // RSS = RssAnon (heap, malloc, stacks) + RssFile (mapped files: the node binary's pages) + RssShmem
+  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024, anonMiB: kb('RssAnon') / 1024, fileMiB: kb('RssFile') / 1024 };
 }
 
 /**

@@ -88,7 +88,7 @@ async function startOperator(play: Play): Promise<Operator> {
   if (operator) return operator;
   const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const command = script.replace(/^bash scripts\/check-tools\.sh && /, '');
-  assert.match(command, /^node dist\/cli\/main\.js start --sandbox /);
+  assert.match(command, /^node (--\S+ )*dist\/cli\/main\.js start --sandbox /);
   const port = await freePort();
   const child = spawn('bash', ['-c', `exec ${command} --listen-port ${port}`], { cwd: play.dir, env: play.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
