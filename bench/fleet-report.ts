@@ -3,7 +3,7 @@
  * of bench/fleet (generateFleet, runFleet; that bench is the fleet engineer's, this only calls it), as
  * figures, then object events spread over the fleet's kubernetes bindings. Needs dist/ built
  * (bench/run.ts builds it when it is older than src/).
- *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1] [--events 1000]
+ *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1] [--events 1000] [--disable 5]
  *
  * Where the converge's wall time goes, from the operator's own metrics (series of the first converge,
  * activation="OperatorStartup"): inside hooks (`module_hook_run_seconds` and `global_hook_run_seconds`:
@@ -17,15 +17,25 @@
  * is one Added event of that module's kubernetes binding; the time from the first create to the end of
  * the last run of those hooks (the operator's /status.json), against the hooks' own run time (the
  * growth of their `module_hook_run_seconds` sum; runs queued back to back are combined, as in Go).
+ *
+ * Then the modules disabled: `--disable N` modules (spread over the fleet) switched off in the
+ * operator's ConfigMap (`<name>Enabled: "false"`); the time from that edit to the end of the last of
+ * their afterDeleteHelm runs (each after its release's uninstall), their objects and releases checked
+ * gone from the API server.
+ *
+ * The fleet's webhook bindings (kubernetesValidating, kubernetesMutating,
+ * kubernetesCustomResourceConversion) are parsed and loaded with their hooks, so their cost is in the
+ * start; the operator serves no webhooks, so they are never called.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '../src/kube/kube-config.js';
-import { requestJson } from '../src/kube/http.js';
+import { isApiStatus, requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
-import { generateFleet, type Fleet } from './fleet/generate.js';
+import { moduleValuesKey } from '../src/modules/names.js';
+import { generateFleet, webhookKind, WATCH_BINDING, WATCH_GROUP, type Fleet } from './fleet/generate.js';
 import { runFleet } from './fleet/run.js';
 import { emitFigures, type Figure } from './figures.js';
 import { spawnOnce } from './processes.js';
@@ -67,12 +77,14 @@ const inProcess = (hook: string | undefined) => /\.hook\.m?js$/.test(hook ?? '')
 export function phaseSeconds(
   samples: readonly Sample[],
   where: (labels: Record<string, string>) => boolean,
-): { shellHooks: number; inProcessHooks: number; helm: number; moduleRuns: number; hookRuns: number; shellHookCpu: number } {
+): { shellHooks: number; inProcessHooks: number; globalHooks: number; helm: number; moduleRuns: number; hookRuns: number; shellHookCpu: number } {
   const hooks = (kind: 'shell' | 'in-process', suffix: string, metric = 'hook_run_seconds') =>
     [`${P}module_${metric}${suffix}`, `${P}global_${metric}${suffix}`].reduce((s, n) => s + sumOf(samples, n, (l) => where(l) && inProcess(l.hook) === (kind === 'in-process')), 0);
   return {
     shellHooks: hooks('shell', '_sum'),
     inProcessHooks: hooks('in-process', '_sum'),
+    // of which global hooks' runs (onStartup, beforeAll, afterAll...: outside the ModuleRun tasks)
+    globalHooks: sumOf(samples, `${P}global_hook_run_seconds_sum`, where),
     helm: sumOf(samples, `${P}module_helm_seconds_sum`, where),
     // ModuleRun tasks from start to end (their hooks and Helm included)
     moduleRuns: sumOf(samples, `${P}module_run_seconds_sum`, where),
@@ -103,7 +115,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * the operator has handled every event and its queues are empty. Returns the time from the first
  * create to the end of the last run of the watching hooks, and those hooks' own run time.
  */
-async function objectEvents(fleet: Fleet, op: { httpUrl: string; kubeconfig: string }, events: number, timeoutMs: number) {
+export async function objectEvents(fleet: Fleet, op: { httpUrl: string; kubeconfig: string }, events: number, timeoutMs: number) {
   const metrics = async () => parseSamples(await getText(`${op.httpUrl}/metrics`));
   const watching = (l: Record<string, string>) => l.binding === 'kubernetes' && l.activation === '';
   const eventsSeen = (s: Sample[]) => sumOf(s, `${P}kube_event_duration_seconds_count`);
@@ -140,7 +152,7 @@ async function objectEvents(fleet: Fleet, op: { httpUrl: string; kubeconfig: str
       const handled = eventsSeen(now) - eventsSeen(before);
       if (runsOf(now) !== lastCount) [lastCount, countSince] = [runsOf(now), at];
       if (handled >= events) {
-        const runs = status.hookRuns.filter((r) => r.binding === 'own-configmaps' && r.at >= started);
+        const runs = status.hookRuns.filter((r) => (r.binding === WATCH_BINDING || r.binding === WATCH_GROUP) && r.at >= started);
         const end = runs.length ? Math.max(...runs.map((r) => r.at + r.durationMs)) : countSince;
         const seconds = sumOf(now, `${P}module_hook_run_seconds_sum`, watching) - sumOf(before, `${P}module_hook_run_seconds_sum`, watching);
         return { untilDoneMs: end - started, createMs: created - started, hookSeconds: seconds, hookRuns: runsOf(now) - runsOf(before), handled };
@@ -149,6 +161,66 @@ async function objectEvents(fleet: Fleet, op: { httpUrl: string; kubeconfig: str
     } else if (Date.now() - started > timeoutMs) throw new Error(`the operator's queues were not empty ${timeoutMs} ms after the first event`);
     await sleep(100);
   }
+}
+
+/** Modules `count` of the fleet's, spread over it (the middle of each of `count` equal parts). */
+export function spreadModules(fleet: Fleet, count: number): string[] {
+  const n = fleet.names.length;
+  const picked = new Set<string>();
+  for (let k = 0; k < Math.min(count, n); k++) picked.add(fleet.names[Math.floor(((k + 0.5) * n) / Math.min(count, n))]!);
+  return [...picked];
+}
+
+/**
+ * Disables `modules` in the operator's ConfigMap (`addon-operator` in the fleet's namespace, created
+ * when absent) and waits until each has had its afterDeleteHelm run (after its release's uninstall) and
+ * the queues are empty. Returns the time from the edit to the end of the last of those runs; throws
+ * when an object or a release of those modules is left in the API server.
+ */
+export async function disableModules(fleet: Fleet, op: { httpUrl: string; kubeconfig: string }, modules: string[], timeoutMs: number) {
+  const port = Number(new URL(op.httpUrl).port);
+  await queuesEmpty(port, timeoutMs);
+  const deleteRuns = (s: Sample[]) => sumOf(s, `${P}module_hook_run_seconds_count`, (l) => l.binding === 'afterDeleteHelm');
+  const before = deleteRuns(parseSamples(await getText(`${op.httpUrl}/metrics`)));
+  const kc = new KubeConfig();
+  kc.loadFromFile(op.kubeconfig);
+  const ns = fleet.shape.namespace;
+  const data = Object.fromEntries(modules.map((m) => [`${moduleValuesKey(m)}Enabled`, 'false']));
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  const started = Date.now();
+  try {
+    await requestJson(kc, 'PATCH', `${path}/addon-operator`, {}, { data }, 'application/merge-patch+json');
+  } catch (e) {
+    if (!isApiStatus(e, 404)) throw e;
+    await requestJson(kc, 'POST', path, {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace: ns }, data });
+  }
+  let end: number;
+  for (;;) {
+    const at = Date.now();
+    const status = JSON.parse(await getText(`${op.httpUrl}/status.json`)) as StatusJson;
+    if (status.queues.every((q) => q.length === 0) && deleteRuns(parseSamples(await getText(`${op.httpUrl}/metrics`))) - before >= modules.length) {
+      const runs = status.hookRuns.filter((r) => r.binding === 'afterDeleteHelm' && r.at >= started);
+      end = runs.length >= modules.length ? Math.max(...runs.map((r) => r.at + r.durationMs)) : at;
+      break;
+    }
+    if (at - started > timeoutMs) throw new Error(`${timeoutMs} ms after disabling ${modules.join(', ')} their afterDeleteHelm runs were not all done`);
+    await sleep(100);
+  }
+  try {
+    for (const m of modules) {
+      const left: string[] = [];
+      for (const p of [path, `/api/v1/namespaces/${ns}/services`, `/apis/apps/v1/namespaces/${ns}/deployments`]) {
+        const items = (await requestJson<{ items: { metadata: { name: string } }[] }>(kc, 'GET', p, { labelSelector: `fleet.example.com/module=${m}` })).items;
+        // the bench's own event ConfigMaps carry the label too: only the chart's objects count
+        left.push(...items.map((o) => o.metadata.name).filter((n) => !n.startsWith(`${m}-event-`)));
+      }
+      const releases = (await requestJson<{ items: unknown[] }>(kc, 'GET', `/api/v1/namespaces/${ns}/secrets`, { labelSelector: `owner=helm,name=${m}` })).items.length;
+      if (left.length || releases) throw new Error(`module ${m} disabled, but ${left.length} of its objects (${left.slice(0, 3).join(', ')}) and ${releases} release Secrets are left`);
+    }
+  } finally {
+    closeConnections(kc);
+  }
+  return { untilDeletedMs: end - started, modules };
 }
 
 /**
@@ -182,24 +254,32 @@ async function main(): Promise<void> {
   const objects = arg('--objects', 30);
   const parallel = arg('--parallel', 1);
   const events = arg('--events', 1000);
+  const disable = arg('--disable', 5);
   const root = mkdtempSync(join(tmpdir(), 'bench-fleet-report-'));
   try {
     const fleet = generateFleet(root, { modules, objects });
     let phases: ReturnType<typeof phaseSeconds> | undefined;
     let ev: Awaited<ReturnType<typeof objectEvents>> | undefined;
+    let off: Awaited<ReturnType<typeof disableModules>> | undefined;
     const r = await runFleet(fleet, root, {
       parallel,
       afterConverge: async (op) => {
         phases = phaseSeconds(parseSamples(await getText(`${op.httpUrl}/metrics`)), (l) => l.activation === 'OperatorStartup');
         if (events > 0) ev = await objectEvents(fleet, op, events, 900_000);
+        if (disable > 0) off = await disableModules(fleet, op, spreadModules(fleet, disable), 900_000);
       },
     });
     const p = phases!;
     const directMs = ev ? await directRunMs(fleet, root, Math.min(100, Math.max(10, ev.hookRuns))) : 0;
     const full = modules >= 100;
     const wall = r.convergeMs / 1000;
+    const webhooks = (kind: string) => fleet.names.filter((_, i) => webhookKind(i) === kind).length;
     console.log(
-      `bench/fleet: ${modules} modules × ${objects} objects × 5 hooks, --parallel-module-runs ${parallel}: converge ${wall.toFixed(2)} s; ` +
+      `bench/fleet: ${modules} modules × ${objects} objects × 5 hooks (${fleet.hooks.shell} bash with jq, ${fleet.hooks.inProcess} in-process; ${fleet.hooks.global} global hooks; every binding kind). ` +
+        `The ${webhooks('kubernetesValidating')} kubernetesValidating, ${webhooks('kubernetesMutating')} kubernetesMutating and ${webhooks('kubernetesCustomResourceConversion')} kubernetesCustomResourceConversion bindings are loaded, never called: the operator serves no webhooks`,
+    );
+    console.log(
+      `  --parallel-module-runs ${parallel}: converge ${wall.toFixed(2)} s; ` +
         `operator CPU ${(r.operatorCpuMs / modules).toFixed(1)} ms/module; hook processes' CPU ${(r.hooksCpuMs / 1000).toFixed(2)} s (spawner helper ${(r.helperCpuMs / 1000).toFixed(2)} s); ` +
         `sandbox CPU ${(r.sandboxCpuMs / 1000).toFixed(2)} s; peak RSS ${r.peakRssMiB.toFixed(0)} MiB; TLS handshakes ${r.handshakes} over ${r.sockets} sockets; ${r.objects} objects`,
     );
@@ -216,11 +296,11 @@ async function main(): Promise<void> {
     if (parallel === 1) {
       const s = wallShares(wall, p);
       const start = r.startMs / 1000;
-      const inRuns = p.moduleRuns - (p.shellHooks + p.inProcessHooks + p.helm);
+      const inRuns = p.moduleRuns - (p.shellHooks + p.inProcessHooks - p.globalHooks + p.helm);
       console.log(
         `  shares of the wall time: hooks ${pct(s.hooks)} %, Helm ${pct(s.helm)} %, engine ${pct(s.engine)} % (target < 20 %): ` +
           `the start to 'modules discovered' ${start.toFixed(2)} s (Node, the operator's code, every hook loaded with the shell hooks' --config runs), ` +
-          `ModuleRun tasks outside their hooks and Helm ${inRuns.toFixed(2)} s, the rest ${(wall - start - p.moduleRuns).toFixed(2)} s`,
+          `ModuleRun tasks outside their hooks and Helm ${inRuns.toFixed(2)} s, the rest ${(wall - start - p.moduleRuns - p.globalHooks).toFixed(2)} s (global hook runs ${p.globalHooks.toFixed(2)} s apart)`,
       );
       figures.push(
         { name: 'cold converge: share inside hooks', value: pct(s.hooks), unit: '%', better: 'higher', note: `shell ${p.shellHooks.toFixed(1)} s, in-process ${p.inProcessHooks.toFixed(1)} s` },
@@ -243,6 +323,17 @@ async function main(): Promise<void> {
         // the engine's share under 20 % of the time, as for the converge
         target: { max: 1.25, of: 'ratio' },
         note: `${modules} bindings; the runs as the operator times them: ${ev.hookSeconds.toFixed(1)} s`,
+      });
+    }
+    if (off) {
+      console.log(
+        `  ${off.modules.length} module${off.modules.length === 1 ? '' : 's'} disabled (${off.modules.join(', ')}): releases uninstalled and afterDeleteHelm run ${(off.untilDeletedMs / 1000).toFixed(2)} s after the ConfigMap edit`,
+      );
+      figures.push({
+        name: `${off.modules.length} modules disabled: until deleted`,
+        value: off.untilDeletedMs / 1000,
+        unit: 's',
+        note: 'from the ConfigMap edit to the last afterDeleteHelm run, each after its release uninstalled; a converge with beforeAll and afterAll',
       });
     }
     figures.push(

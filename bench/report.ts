@@ -23,6 +23,8 @@ export interface SuiteResult {
   /** CPU time of the suite's processes (user + system), steadier than `seconds` on a loaded machine. */
   cpuSeconds?: number;
   figures: Figure[];
+  /** In a previous run made of several (previousBySuite): the run this suite's result comes from. */
+  from?: { date: string; commit: string };
 }
 
 export interface Run {
@@ -135,7 +137,7 @@ export function markdown(run: Run, previous?: Run): string {
   out.push('');
   if (quick) out.push('Quick mode: every suite at a small size, to show that it runs; the sizes are too small to judge the targets, so what is missed is flagged in lower case.');
   out.push(`Machine: ${m.cores} cores (${m.cpu}), ${formatNumber(m.memoryMiB / 1024)} GiB memory, Node ${m.node}, load average ${m.load[0].toFixed(1)} at the start, ${m.load[1].toFixed(1)} at the end.`);
-  out.push(previous ? `Change: against the previous ${previous.mode} run (${previous.date}, commit ${previous.commit}); of the ratio where there is a baseline, else of the value.` : 'Change: no previous run of this mode recorded.');
+  out.push(previous ? `Change: against ${previousText(previous)}; of the ratio where there is a baseline, else of the value.` : 'Change: no previous run of this mode recorded.');
   out.push('');
   out.push('| suite | figure | value | target | baseline (same run) | ratio | change | |');
   out.push('|---|---|---|---|---|---|---|---|');
@@ -149,9 +151,11 @@ export function markdown(run: Run, previous?: Run): string {
   const missed = rows.filter((r) => r.met === false);
   const worse = rows.filter((r) => r.worse);
   const notRun = run.suites.filter((s) => s.status !== 'ok');
+  const gone = vanished(run, previous);
   out.push('');
   out.push(missed.length ? `Targets missed (${missed.length}): ${missed.map((r) => `${r.suite}: ${r.figure.name}`).join('; ')}.` : 'Targets missed: none.');
   out.push(worse.length ? `More than ${WORSE_LIMIT * 100} % worse than the previous run (${worse.length}): ${worse.map((r) => `${r.suite}: ${r.figure.name} (${changeText(r)})`).join('; ')}.` : `More than ${WORSE_LIMIT * 100} % worse than the previous run: none.`);
+  if (gone.length) out.push(`Measured in the previous run, not in this one (${gone.length}): ${gone.join('; ')}.`);
   for (const s of notRun) out.push(`Suite ${s.suite} ${s.status === 'skipped' ? 'skipped' : 'FAILED'}: ${s.reason ?? ''}`);
   const ran = run.suites.filter((s) => s.status !== 'skipped');
   const cpu = ran.reduce((sum, s) => sum + (s.cpuSeconds ?? 0), 0);
@@ -161,12 +165,46 @@ export function markdown(run: Run, previous?: Run): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The previous run(s) as the header names them: one run, or each suite's own when they differ. */
+function previousText(previous: Run): string {
+  const sources = new Map<string, string[]>();
+  for (const s of previous.suites) {
+    const key = `${s.from?.date ?? previous.date}, commit ${s.from?.commit ?? previous.commit}`;
+    sources.set(key, [...(sources.get(key) ?? []), s.suite]);
+  }
+  if (sources.size <= 1) return `the previous ${previous.mode} run (${[...sources.keys()][0] ?? `${previous.date}, commit ${previous.commit}`})`;
+  return `each suite's previous ${previous.mode} run (${[...sources].map(([run, suites]) => `${suites.join(', ')}: ${run}`).join('; ')})`;
+}
+
+/** Figures of the previous run's suites that this run's same suites, run fine, no longer report. */
+export function vanished(run: Run, previous?: Run): string[] {
+  const out: string[] = [];
+  for (const s of run.suites) {
+    if (s.status !== 'ok') continue; // a failed suite is flagged as such
+    const p = previous?.suites.find((x) => x.suite === s.suite && x.status === 'ok');
+    for (const f of p?.figures ?? []) if (!s.figures.some((x) => x.name === f.name)) out.push(`${s.suite}: ${f.name}`);
+  }
+  return out;
+}
+
+/**
+ * The previous run to compare a new run of `mode` with, suite by suite: each suite's result from the
+ * latest recorded run of that mode where it ran fine (a run of one suite, `--suite NAME`, then does not
+ * hide the others' previous figures); dated as the latest of those runs. Undefined when none.
+ */
+export function previousBySuite(runs: Run[], mode: Run['mode']): Run | undefined {
+  const sorted = runs.filter((r) => r.mode === mode).sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+  if (!sorted.length) return undefined;
+  const suites: SuiteResult[] = [];
+  for (const r of sorted) {
+    for (const s of r.suites) {
+      if (s.status === 'ok' && !suites.some((x) => x.suite === s.suite)) suites.push({ ...s, from: { date: r.date, commit: r.commit } });
+    }
+  }
+  return { ...sorted[0]!, suites };
+}
+
 /** The file name a run is recorded under: its date (sortable) and commit. */
 export function runFileName(run: Pick<Run, 'date' | 'commit'>): string {
   return `${run.date.replace(/[:]/g, '').replace(/\.\d+Z$/, 'Z')}-${run.commit}.json`;
-}
-
-/** The latest run of `mode` among recorded runs, by date. */
-export function previousOf(runs: Run[], mode: Run['mode']): Run | undefined {
-  return runs.filter((r) => r.mode === mode).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)).at(-1);
 }

@@ -1,16 +1,25 @@
 /**
- * A generated module set of Deckhouse's shape (issue 22): `modules` modules whose order numbers are
- * shared in pairs, each with a chart of `objects` objects (ConfigMaps, Services and Deployments in
- * equal parts) and five hooks:
- *   - onStartup, bash;
+ * A generated module set of Deckhouse's shape (issues 16 and 22): `modules` modules whose order numbers
+ * are shared in pairs, each with a chart of `objects` objects (ConfigMaps, Services and Deployments in
+ * equal parts) and five hooks, half of them bash with jq and half in-process over the fleet (modules
+ * alternate three and two of each), every binding kind represented:
+ *   - onStartup: bash + jq on even modules, in-process on odd ones;
  *   - beforeHelm, bash + jq patching the module's values;
- *   - a kubernetes binding on the module's own ConfigMaps with a jqFilter, bash + jq;
- *   - afterHelm, in-process;
- *   - a 30-second schedule, in-process.
+ *   - a kubernetes binding on the module's own ConfigMaps, bash + jq, in one of four forms (watchForm):
+ *     with a jqFilter; without one, with a daily schedule that includes its snapshot
+ *     (includeSnapshotsFrom); with a jqFilter in a group with a daily schedule; with a jqFilter and
+ *     executeHookOnSynchronization false (one module in twenty);
+ *   - afterHelm, beforeDeleteHelm and afterDeleteHelm, in-process;
+ *   - a 30-second schedule, in-process, that also declares one webhook binding: kubernetesValidating,
+ *     kubernetesMutating or kubernetesCustomResourceConversion in turn. The operator parses and loads
+ *     these but serves no webhooks (docs/hooks.md): they are loaded, never called.
+ * and three global hooks: onStartup and beforeAll (bash + jq), afterAll with a 10-minute schedule
+ * (in-process), a kubernetes binding on the fleet's Namespace (in-process).
  * Used by bench/fleet/run.ts and by any bench that needs a realistic fleet (issue 16's headline).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { moduleValuesKey } from '../../src/modules/names.js';
 
 export interface FleetShape {
   /** Modules (default 100). */
@@ -33,6 +42,35 @@ export interface Fleet {
   names: string[];
   /** ConfigMaps each chart renders (the kubernetes bindings watch them). */
   configMapsPerModule: number;
+  /** Module hooks by language (5 a module), and the global hooks. */
+  hooks: { shell: number; inProcess: number; global: number };
+}
+
+/** The kubernetes binding of every module's watching hook, and the group of its `group` form. */
+export const WATCH_BINDING = 'own-configmaps';
+export const WATCH_GROUP = 'own';
+/** Hooks a module has. */
+export const HOOKS_PER_MODULE = 5;
+
+/** The binding kinds of the fleet's module hooks and of its global hooks (every kind the operator loads). */
+export const MODULE_KINDS = ['onStartup', 'beforeHelm', 'afterHelm', 'beforeDeleteHelm', 'afterDeleteHelm', 'schedule', 'kubernetes', 'kubernetesValidating', 'kubernetesMutating', 'kubernetesCustomResourceConversion'] as const;
+export const GLOBAL_KINDS = ['onStartup', 'beforeAll', 'afterAll', 'schedule', 'kubernetes'] as const;
+
+/**
+ * The form of module i's kubernetes binding: with a jqFilter (`filter`); without one, a daily schedule
+ * of the hook including its snapshot (`includeSnapshots`); with a jqFilter, in a group with a daily
+ * schedule (`group`); with a jqFilter and executeHookOnSynchronization false (`noSync`, i % 20 = 3:
+ * five of the 100, so that the converge's runs stay about those of the set before these forms).
+ */
+export type WatchForm = 'filter' | 'includeSnapshots' | 'group' | 'noSync';
+export function watchForm(i: number): WatchForm {
+  if (i % 20 === 3) return 'noSync';
+  return (['filter', 'includeSnapshots', 'group', 'filter'] as const)[i % 4]!;
+}
+
+/** The webhook binding module i's scheduled hook declares (loaded, never called). */
+export function webhookKind(i: number): (typeof MODULE_KINDS)[7 | 8 | 9] {
+  return (['kubernetesValidating', 'kubernetesMutating', 'kubernetesCustomResourceConversion'] as const)[i % 3]!;
 }
 
 /** `fleet-aa`, `fleet-ab`...: names that survive the kebab → camelCase → kebab round trip. */
@@ -41,44 +79,89 @@ export function fleetModuleName(i: number): string {
   return `fleet-${letter(Math.floor(i / 676))}${letter(Math.floor(i / 26))}${letter(i)}`;
 }
 
-const camel = (name: string) => name.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
 
-const ON_STARTUP = `#!/usr/bin/env bash
-if [[ "\${1:-}" == "--config" ]]; then echo '{"configVersion":"v1","onStartup":10}'; exit 0; fi
-echo "module starting"
-`;
-
-const beforeHelm = (key: string) => `#!/usr/bin/env bash
-if [[ "\${1:-}" == "--config" ]]; then echo '{"configVersion":"v1","beforeHelm":10}'; exit 0; fi
-jq -c '[{"op":"add","path":"/${key}/internal/replicas","value":(.${key}.replicas + 1)},
-        {"op":"add","path":"/${key}/internal/image","value":(.${key}.image.repository + ":" + .${key}.image.tag)}]' \\
-  "$VALUES_PATH" > "$VALUES_JSON_PATCH_PATH"
-`;
-
-const watchConfigMaps = (name: string, namespace: string) => `#!/usr/bin/env bash
+/** A bash hook: its config printed on --config, else `body`. */
+const bash = (config: object, body: string) => `#!/usr/bin/env bash
 if [[ "\${1:-}" == "--config" ]]; then
   cat <<'CONFIG'
-{"configVersion":"v1","kubernetes":[{"name":"own-configmaps","apiVersion":"v1","kind":"ConfigMap",
- "namespace":{"nameSelector":{"matchNames":["${namespace}"]}},
- "labelSelector":{"matchLabels":{"fleet.example.com/module":"${name}"}},
- "jqFilter":"{name: .metadata.name, keys: (.data // {} | keys)}"}]}
+${JSON.stringify(config)}
 CONFIG
   exit 0
 fi
-jq -r '.[] | "\\(.binding) \\(.type // "") \\(.objects // [] | length)"' "$BINDING_CONTEXT_PATH"
-`;
+${body}`;
 
-const AFTER_HELM = `export const config = { configVersion: 'v1', afterHelm: 10 };
+/** An in-process hook (`*.hook.mjs`). */
+const inProcess = (config: object, body: string) => `export const config = ${JSON.stringify(config)};
 export function run(ctx) {
-  ctx.metrics.set('fleet_module_replicas', Number(Object.values(ctx.values).find((v) => v && v.replicas)?.replicas ?? 0));
+${body}
 }
 `;
 
-const SCHEDULE = `export const config = { configVersion: 'v1', schedule: [{ name: 'every-30s', crontab: '*/30 * * * * *' }] };
-export function run(ctx) {
-  ctx.log('tick');
+const ON_STARTUP_BASH = bash({ configVersion: 'v1', onStartup: 10 }, `jq -r '"module starting, \\(.global.enabledModules // [] | length) modules enabled"' "$VALUES_PATH"\n`);
+const ON_STARTUP_IN_PROCESS = inProcess({ configVersion: 'v1', onStartup: 10 }, `  ctx.log(\`module starting, \${ctx.values.global?.enabledModules?.length ?? 0} modules enabled\`);`);
+
+const beforeHelm = (key: string) =>
+  bash(
+    { configVersion: 'v1', beforeHelm: 10 },
+    `jq -c '[{"op":"add","path":"/${key}/internal/replicas","value":(.${key}.replicas + 1)},
+        {"op":"add","path":"/${key}/internal/image","value":(.${key}.image.repository + ":" + .${key}.image.tag)}]' \\
+  "$VALUES_PATH" > "$VALUES_JSON_PATCH_PATH"
+`,
+  );
+
+const DAILY = '15 3 * * *';
+
+function watchConfigMaps(i: number, name: string, namespace: string): string {
+  const form = watchForm(i);
+  const binding: Record<string, unknown> = {
+    name: WATCH_BINDING,
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: { nameSelector: { matchNames: [namespace] } },
+    labelSelector: { matchLabels: { 'fleet.example.com/module': name } },
+    ...(form === 'includeSnapshots' ? {} : { jqFilter: '{name: .metadata.name, keys: (.data // {} | keys)}' }),
+    ...(form === 'group' ? { group: WATCH_GROUP } : {}),
+    ...(form === 'noSync' ? { executeHookOnSynchronization: false } : {}),
+  };
+  const config: Record<string, unknown> = { configVersion: 'v1', kubernetes: [binding] };
+  if (form === 'includeSnapshots') config.schedule = [{ name: 'daily', crontab: DAILY, includeSnapshotsFrom: [WATCH_BINDING] }];
+  if (form === 'group') config.schedule = [{ name: 'daily', crontab: DAILY, group: WATCH_GROUP }];
+  // one line per binding context: its binding, type and how many objects it carries
+  return bash(config, `jq -r '.[] | "\\(.binding) \\(.type // "") \\(.objects // [] | length)"' "$BINDING_CONTEXT_PATH"\n`);
 }
-`;
+
+const AFTER_HELM = inProcess(
+  { configVersion: 'v1', afterHelm: 10, beforeDeleteHelm: 10, afterDeleteHelm: 10 },
+  `  if (ctx.bindingContext[0]?.binding !== 'afterHelm') return ctx.metrics.set('fleet_module_replicas', 0);
+  ctx.metrics.set('fleet_module_replicas', Number(Object.values(ctx.values).find((v) => v && v.replicas)?.replicas ?? 0));`,
+);
+
+function webhook(i: number, name: string): Record<string, unknown> {
+  const kind = webhookKind(i);
+  const rules = [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'], scope: 'Namespaced' }];
+  const selector = { matchLabels: { 'fleet.example.com/module': name } };
+  if (kind === 'kubernetesCustomResourceConversion') {
+    return { [kind]: [{ name: `${name}-conversion`, crdName: `widgets.${name}.fleet.example.com`, conversions: [{ fromVersion: 'v1alpha1', toVersion: 'v1' }] }] };
+  }
+  return { [kind]: [{ name: `${name}.fleet.example.com`, rules, labelSelector: selector, failurePolicy: 'Fail', sideEffects: 'None', timeoutSeconds: 10 }] };
+}
+
+const schedule = (i: number, name: string) =>
+  inProcess({ configVersion: 'v1', schedule: [{ name: 'every-30s', crontab: '*/30 * * * * *' }], ...webhook(i, name) }, `  ctx.log('tick');`);
+
+const GLOBAL_STARTUP = bash(
+  { configVersion: 'v1', onStartup: 5, beforeAll: 10 },
+  `jq -c '{name: "fleet_global_runs", add: 1, labels: {cluster: (.global.clusterName // "")}}' "$VALUES_PATH" > "$METRICS_PATH"\n`,
+);
+const GLOBAL_AFTER_ALL = inProcess(
+  { configVersion: 'v1', afterAll: 10, schedule: [{ name: 'every-10m', crontab: '*/10 * * * *' }] },
+  `  ctx.metrics.set('fleet_global_enabled_modules', Object.keys(ctx.values).length);`,
+);
+const globalNamespace = (namespace: string) =>
+  inProcess(
+    { configVersion: 'v1', kubernetes: [{ name: 'fleet-namespace', apiVersion: 'v1', kind: 'Namespace', nameSelector: { matchNames: [namespace] }, jqFilter: '.metadata.labels // {}' }] },
+    `  ctx.log('fleet namespace', { contexts: ctx.bindingContext.length });`,
+  );
 
 function chartTemplates(name: string, key: string, objects: number): Record<string, string> {
   const per = Math.max(1, Math.floor(objects / 3));
@@ -157,7 +240,7 @@ export function generateFleet(root: string, shape: Partial<FleetShape> = {}): Fl
   const flags: string[] = [];
   for (let i = 0; i < s.modules; i++) {
     const name = fleetModuleName(i);
-    const key = camel(name);
+    const key = moduleValuesKey(name);
     names.push(name);
     // orders shared in pairs: 010, 010, 011, 011...
     const dir = join(modulesDir, `${String(10 + Math.floor(i / 2)).padStart(3, '0')}-${name}`);
@@ -169,15 +252,23 @@ export function generateFleet(root: string, shape: Partial<FleetShape> = {}): Fl
       `${key}:\n  replicas: ${1 + (i % 3)}\n  image:\n    repository: registry.example.com/fleet/${name}\n    tag: v1.${i}\n  internal: {}\n  settings:\n    logLevel: info\n    features: [a, b, c]\n    limits: {cpu: 100m, memory: 64Mi}\n`,
     );
     for (const [file, text] of Object.entries(chartTemplates(name, key, s.objects))) writeFileSync(join(dir, 'templates', file), text);
-    writeFileSync(join(dir, 'hooks', 'startup.sh'), ON_STARTUP, { mode: 0o755 });
-    writeFileSync(join(dir, 'hooks', 'before-helm.sh'), beforeHelm(key), { mode: 0o755 });
-    writeFileSync(join(dir, 'hooks', 'watch-configmaps.sh'), watchConfigMaps(name, s.namespace), { mode: 0o755 });
-    writeFileSync(join(dir, 'hooks', 'after-helm.hook.mjs'), AFTER_HELM);
-    writeFileSync(join(dir, 'hooks', 'schedule.hook.mjs'), SCHEDULE);
+    const hooks = join(dir, 'hooks');
+    if (i % 2 === 0) writeFileSync(join(hooks, 'startup.sh'), ON_STARTUP_BASH, { mode: 0o755 });
+    else writeFileSync(join(hooks, 'startup.hook.mjs'), ON_STARTUP_IN_PROCESS);
+    writeFileSync(join(hooks, 'before-helm.sh'), beforeHelm(key), { mode: 0o755 });
+    writeFileSync(join(hooks, 'watch-configmaps.sh'), watchConfigMaps(i, name, s.namespace), { mode: 0o755 });
+    writeFileSync(join(hooks, 'after-helm.hook.mjs'), AFTER_HELM);
+    writeFileSync(join(hooks, 'schedule.hook.mjs'), schedule(i, name));
     flags.push(`${key}Enabled: true`);
   }
   writeFileSync(join(modulesDir, 'values.yaml'), `global:\n  clusterName: fleet\n${flags.join('\n')}\n`);
+  writeFileSync(join(globalHooksDir, 'hooks', 'startup.sh'), GLOBAL_STARTUP, { mode: 0o755 });
+  writeFileSync(join(globalHooksDir, 'hooks', 'after-all.hook.mjs'), GLOBAL_AFTER_ALL);
+  writeFileSync(join(globalHooksDir, 'hooks', 'namespace.hook.mjs'), globalNamespace(s.namespace));
   const seedFile = join(root, 'seed.yaml');
   writeFileSync(seedFile, `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${s.namespace}\n`);
-  return { shape: s, modulesDir, globalHooksDir, seedFile, names, configMapsPerModule: s.objects - 2 * Math.max(1, Math.floor(s.objects / 3)) };
+  return { shape: s, modulesDir, globalHooksDir, seedFile, names, configMapsPerModule: s.objects - 2 * Math.max(1, Math.floor(s.objects / 3)),
+    // even modules: 3 bash hooks and 2 in-process; odd ones: 2 and 3
+    hooks: { shell: 3 * Math.ceil(s.modules / 2) + 2 * Math.floor(s.modules / 2), inProcess: 2 * Math.ceil(s.modules / 2) + 3 * Math.floor(s.modules / 2), global: 3 },
+  };
 }

@@ -33,7 +33,7 @@ test('samples of an exposition: names, unescaped labels, values; comments skippe
 
 test('the first converge in hooks (shell and in-process apart, global hooks counted) and in Helm', () => {
   const p = phaseSeconds(parseSamples(EXPOSITION), (l) => l.activation === 'OperatorStartup');
-  assert.deepEqual(p, { shellHooks: 2, inProcessHooks: 0.25, helm: 2.75, moduleRuns: 6, hookRuns: 4, shellHookCpu: 0.04 });
+  assert.deepEqual(p, { shellHooks: 2, inProcessHooks: 0.25, globalHooks: 0.5, helm: 2.75, moduleRuns: 6, hookRuns: 4, shellHookCpu: 0.04 });
   const s = wallShares(10, p);
   assert.ok(Math.abs(s.hooks - 0.225) < 1e-12 && Math.abs(s.helm - 0.275) < 1e-12, JSON.stringify(s));
   assert.ok(Math.abs(s.engine - 0.5) < 1e-12, 'the engine has what hooks and Helm do not');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compare, isWorse, markdown, previousOf, runFileName, targetMet, type Run } from '../../bench/report.js';
+import { compare, isWorse, markdown, previousBySuite, runFileName, targetMet, vanished, type Run } from '../../bench/report.js';
 import type { Figure } from '../../bench/figures.js';
 
 const machine: Run['machine'] = { cores: 2, memoryMiB: 24105, node: 'v20.20.2', cpu: 'Test CPU', load: [1.5, 2.25] };
@@ -80,10 +80,39 @@ test('quick runs say their flags are not judged at that size', () => {
   assert.doesNotMatch(md, /MISSED/);
 });
 
-test('the previous run is the latest of the same mode; run files sort by date', () => {
-  const runs = [run('2026-11-25T10:00:00.000Z', 'full', {}, 'a'), run('2026-11-26T09:00:00.000Z', 'quick', {}, 'b'), run('2026-11-24T10:00:00.000Z', 'full', {}, 'c')];
-  assert.equal(previousOf(runs, 'full')!.commit, 'a');
-  assert.equal(previousOf(runs, 'quick')!.commit, 'b');
-  assert.equal(previousOf([], 'full'), undefined);
+test('the previous run is, suite by suite, the latest of the same mode where the suite ran fine; run files sort by date', () => {
+  const runs = [
+    run('2026-11-25T10:00:00.000Z', 'full', { sandbox: [rate(900)], memory: [rss(100)] }, 'a'),
+    run('2026-11-26T09:00:00.000Z', 'quick', { sandbox: [rate(5)] }, 'b'),
+    run('2026-11-24T10:00:00.000Z', 'full', { sandbox: [rate(800)] }, 'c'),
+    // the latest full run: one suite alone (--suite fleet), and memory failed
+    run('2026-11-26T10:00:00.000Z', 'full', { fleet: [rate(10)], memory: [] }, 'd'),
+  ];
+  runs[3]!.suites[1]!.status = 'failed';
+  const prev = previousBySuite(runs, 'full')!;
+  assert.equal(prev.commit, 'd');
+  assert.deepEqual(
+    prev.suites.map((s) => [s.suite, s.from!.commit, s.figures[0]!.value]),
+    [
+      ['fleet', 'd', 10],
+      ['sandbox', 'a', 900],
+      ['memory', 'a', 100],
+    ],
+  );
+  assert.equal(previousBySuite(runs, 'quick')!.suites[0]!.figures[0]!.value, 5);
+  assert.equal(previousBySuite([], 'full'), undefined);
+  // the next full run compares sandbox with run a's, not with nothing
+  const cur = run('2026-11-27T10:00:00.000Z', 'full', { sandbox: [rate(600)], fleet: [rate(10)] });
+  assert.equal(compare(cur, prev).find((r) => r.suite === 'sandbox')!.worse, true, '900 → 600 writes/s');
+  assert.match(markdown(cur, prev), /against each suite's previous full run \(fleet: 2026-11-26T10:00:00\.000Z, commit d; sandbox, memory: 2026-11-25T10:00:00\.000Z, commit a\)/);
   assert.equal(runFileName({ date: '2026-11-26T14:39:21.123Z', commit: '70814f0' }), '2026-11-26T143921Z-70814f0.json');
+});
+
+test('a figure the previous run measured and this run of the same suite no longer reports is flagged', () => {
+  const prev = run('2026-11-25T10:00:00.000Z', 'full', { sandbox: [list(140), rate(1000)], memory: [rss(100)] });
+  const cur = run('2026-11-26T10:00:00.000Z', 'full', { sandbox: [list(140)], memory: [] });
+  cur.suites[1]!.status = 'failed';
+  assert.deepEqual(vanished(cur, prev), ['sandbox: writes'], 'the failed suite is flagged as failed, not figure by figure');
+  assert.match(markdown(cur, prev), /Measured in the previous run, not in this one \(1\): sandbox: writes\./);
+  assert.doesNotMatch(markdown(prev, prev), /not in this one/);
 });
