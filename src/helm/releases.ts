@@ -311,11 +311,11 @@ export class HelmReleases {
     if (!monitor) return (await this.doUpgradeInstall(req)).outcome;
     monitor.pause(req.release, req.namespace);
     try {
-      const { outcome, deployed } = await this.doUpgradeInstall(req);
+      const { outcome, deployed, applied } = await this.doUpgradeInstall(req);
       if (outcome === 'unchanged' && monitor.isTracking(req.release, req.namespace)) return outcome;
       // not awaited: a watch that cannot list yet must not hold the module run
       if (deployed) {
-        void monitor.track(req.release, req.namespace, await this.placedObjects(deployed.manifest, req.namespace));
+        void monitor.track(req.release, req.namespace, applied ?? (await this.placedObjects(deployed.manifest, req.namespace)));
         this.statusChecked.set(`${req.namespace}/${req.release}`, { name: req.release, namespace: req.namespace });
         this.scheduleStatusCheck();
       }
@@ -325,8 +325,11 @@ export class HelmReleases {
     }
   }
 
-  /** The outcome and the release's deployed revision after it (read once: the history is not listed again). */
-  private async doUpgradeInstall(req: ReleaseRequest): Promise<{ outcome: ReleaseOutcome; deployed: Release | undefined }> {
+  /**
+   * The outcome and the release's deployed revision after it (read once: the history is not listed
+   * again); after an install or upgrade, also the objects it applied (its manifest's, not parsed again).
+   */
+  private async doUpgradeInstall(req: ReleaseRequest): Promise<{ outcome: ReleaseOutcome; deployed: Release | undefined; applied?: PlacedObject[] }> {
     const { release: name, namespace, values } = req;
     let stepStarted = performance.now();
     const step = (operation: HelmOperation) => {
@@ -373,10 +376,11 @@ export class HelmReleases {
     if (this.historyMax > 0) await this.store.prune(name, namespace, this.historyMax - 1, history);
     await this.store.create(record);
     const upgrade = previous !== undefined;
+    let applied: PlacedObject[];
     try {
       const crdsInstalled = this.crdMode === 'module' ? await this.ensureModuleCrds(moduleCrds, name) : req.skipCrds ? false : await this.installCrds(rendered, name);
       await this.runHooks(record, upgrade ? 'pre-upgrade' : 'pre-install');
-      await this.applyAll(record, rendered, crdsInstalled);
+      applied = await this.applyAll(record, rendered, crdsInstalled);
       // objects of the replaced revisions that the chart no longer renders
       await this.prune([...new Set([deployed, previous])].filter((r): r is Release => r !== undefined), rendered, namespace);
       await this.runHooks(record, upgrade ? 'post-upgrade' : 'post-install');
@@ -396,7 +400,7 @@ export class HelmReleases {
     record.info.description = previous ? 'Upgrade complete' : 'Install complete';
     await this.store.update(record);
     step('upgrade');
-    return { outcome: previous ? 'upgraded' : 'installed', deployed: record };
+    return { outcome: previous ? 'upgraded' : 'installed', deployed: record, applied };
   }
 
   /**
@@ -504,15 +508,18 @@ export class HelmReleases {
     return applied;
   }
 
-  private async applyAll(record: Release, rendered: RenderResult, crdsInstalled = false): Promise<void> {
+  /** Applies the release's objects kind by kind; returns them as placed. */
+  private async applyAll(record: Release, rendered: RenderResult, crdsInstalled = false): Promise<PlacedObject[]> {
     const extra = this.ownership(record.name, record.namespace);
     let appliedCrd = crdsInstalled;
+    const applied: PlacedObject[] = [];
     for (const batch of kindBatches(manifestObjects(rendered.manifests))) {
       const afterCrd = appliedCrd;
       const failures = await eachLimited(batch, this.applyConcurrency, async (o) => {
         try {
           const placed = afterCrd ? await this.placeAfterCrd(o, record.namespace) : await this.objects.placeOrFail(o, record.namespace);
           await this.objects.apply(placed, extra);
+          applied.push(placed);
           if (placed.info.kind === 'CustomResourceDefinition') appliedCrd = true;
           return undefined;
         } catch (e) {
@@ -524,6 +531,7 @@ export class HelmReleases {
       const what = failed.map(({ o, e }) => `applying ${o.kind} ${o.namespace || record.namespace}/${o.name} (${o.source}) failed: ${apiMessage(e)}`);
       throw new Error(`release ${record.name}: ${what.join('; ')}`, { cause: failed[0]!.e });
     }
+    return applied;
   }
 
   /** Helm's ownership metadata, added to every object of a release (the extra labels are in its manifest). */

@@ -206,6 +206,10 @@ export function parseYamlFully(text: string, source: SourceName, options: ParseY
 
 /** Parses a multi-document stream; empty documents are dropped. */
 export function parseYamlDocuments(text: string, source: SourceName): unknown[] {
+  // one document of plain block YAML (a values.yaml): the fast reader, which leaves text with
+  // document markers or directives to the library
+  const fast = parseSimpleYaml(text, resolveGoNumber, false);
+  if (fast !== UNSUPPORTED) return fast === null || fast === undefined ? [] : [fast];
   const docs = parseAllDocuments(text, PARSE_OPTIONS);
   if (!Array.isArray(docs)) {
     // the library returns an EmptyStream for empty input

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseYaml, parseYamlDocuments, lineOfPath } from '../../src/util/yaml.js';
+import { parseYaml, parseYamlDocuments, parseYamlFully, lineOfPath } from '../../src/util/yaml.js';
 
 test('YAML 1.1 scalars are read as Go reads them', () => {
   assert.deepEqual(parseYaml('a: on\nb: off\nc: yes\nd: no\ne: 0777\nf: 0o777\ng: 12:30\nh: 1_000\ni: 2024-01-01\nj: ~\n', 'f'), {
@@ -82,4 +82,18 @@ test('duplicateKeys: "last" reads a repeated key as sigs.k8s.io/yaml does (the l
   const text = 'a: 1\nb: {x: 1}\na: 2\nb: {z: 3}\n';
   assert.deepEqual(parseYaml(text, 'schema.yaml', { duplicateKeys: 'last' }), { a: 2, b: { z: 3 } });
   assert.throws(() => parseYaml(text, 'values.yaml'), /invalid YAML in values\.yaml:3:1: Map keys must be unique/);
+});
+
+test('parseYamlDocuments: one plain document (a values.yaml) reads as the library reads it; markers, errors and empty streams as before', () => {
+  const values = '# defaults\nreplicas: 3\nimage:\n  repository: registry.example.com/app # the image\n  tag: "1.2"\nports:\n- 80\n- 0o17\nenabled: yes\nempty:\nlist: []\n';
+  assert.deepEqual(parseYamlDocuments(values, 'values.yaml'), [parseYamlFully(values, 'values.yaml')]);
+  assert.deepEqual(parseYamlDocuments(values, 'values.yaml'), [
+    { replicas: 3, image: { repository: 'registry.example.com/app', tag: '1.2' }, ports: [80, 15], enabled: true, empty: null, list: [] },
+  ]);
+  for (const text of ['', '# only a comment\n', '\n\n', '~\n', 'null\n']) assert.deepEqual(parseYamlDocuments(text, 'v.yaml'), [], JSON.stringify(text));
+  assert.deepEqual(parseYamlDocuments('just text\n', 'v.yaml'), ['just text']);
+  assert.deepEqual(parseYamlDocuments('---\na: 1\n...\n', 'v.yaml'), [{ a: 1 }]);
+  assert.deepEqual(parseYamlDocuments('%YAML 1.1\n---\na: 1\n', 'v.yaml'), [{ a: 1 }]);
+  assert.throws(() => parseYamlDocuments('a: 1\nb: 2\na: 3\n', 'values.yaml'), /invalid YAML in values\.yaml:3:1: Map keys must be unique/);
+  assert.throws(() => parseYamlDocuments('a: [1\n', 'values.yaml'), /invalid YAML in values\.yaml/);
 });
