@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { postRender, postRenderedManifest } from '../../src/helm/post-render.js';
+import { blockMetadata, postRender, postRenderedManifest, scannedMetadata, withLabelsBlock } from '../../src/helm/post-render.js';
 import type { Manifest } from '../../src/helm/manifests.js';
 import { parseYaml } from '../../src/util/yaml.js';
 
@@ -42,4 +42,57 @@ test('post-render: values become strings as written, quoted when YAML would read
   // no extra labels: nothing changes
   const same = manifest('d.yaml', 'kind: D\nmetadata:\n  name: d');
   assert.deepEqual(postRender([same], {}), [same]);
+});
+
+test('post-render: the line scanner gives what parsing the document gives, over layouts charts render', () => {
+  // metadata entries before and after the labels, blank lines where templates leave them, labels in
+  // every style, values YAML reads as other types, block scalars, comments, deeper indents
+  const labelBlocks = [
+    '',
+    '{i}labels:\n{i}  app: web\n{i}  app.kubernetes.io/name: "web"\n',
+    "{i}labels:\n{i}  a: 'x'\n\n{i}  b: y # trailing comment\n",
+    '{i}labels:\n{i}  v: 1\n{i}  on: true\n',
+    '{i}labels: {a: b}\n',
+    '{i}labels:\n{i}    deep: x\n',
+    '{i}labels:\n{i}  multi: one\n{i}    two\n',
+    '{i}labels:\n{i}  e: ""\n',
+    '{i}labels:\n',
+    '{i}labels:\n{i}  x: y\n\n',
+  ];
+  const others = [
+    ['{i}name: web\n', ''],
+    ['{i}name: web\n{i}namespace: ns\n', '{i}annotations:\n{i}  note: |\n{i}    line one\n\n{i}    line two\n'],
+    ['', '{i}name: late\n'],
+    ['{i}name: web\n# a comment\n', ''],
+    ['{i}name: web\n{i}  # indented comment\n', ''],
+    ['\n{i}name: web\n', '\n\n'],
+  ];
+  const tails = ['', 'spec:\n  replicas: 1\n', '\nspec:\n  x: 1\n', '# tail comment\ndata:\n  k: v'];
+  let compared = 0;
+  let scanned = 0;
+  for (const i of ['  ', '    ']) {
+    for (const labels of labelBlocks) {
+      for (const [before, after] of others) {
+        for (const tail of tails) {
+          const text = ('apiVersion: v1\nkind: ConfigMap\nmetadata:\n' + before + labels + after + tail).replaceAll('{i}', i);
+          let data: unknown;
+          try {
+            data = parseYaml(text, 'x.yaml');
+          } catch {
+            continue;
+          }
+          const slow = blockMetadata(text);
+          const fast = scannedMetadata(text, data as never);
+          compared++;
+          if (!fast) continue;
+          scanned++;
+          assert.ok(slow, `the scanner read a layout the parser does not:\n${text}`);
+          assert.deepEqual(fast.labels, slow.labels, text);
+          assert.equal(withLabelsBlock(fast, { ...fast.labels, z: 'z' }), withLabelsBlock(slow, { ...slow.labels, z: 'z' }), text);
+        }
+      }
+    }
+  }
+  // the common layouts are scanned, the odd ones left to the parser
+  assert.ok(compared > 300 && scanned > compared / 4, `${scanned} of ${compared} scanned`);
 });
