@@ -48,6 +48,8 @@ export interface Row {
   change?: number;
   /** More than WORSE_LIMIT worse than the previous run, in the figure's bad direction. */
   worse: boolean;
+  /** The value (or its ratio to the baseline) is not a finite number: the suite did not measure it. */
+  unmeasured: boolean;
 }
 
 /** A figure this much worse than the previous run's is flagged. */
@@ -71,7 +73,9 @@ export function targetMet(f: Figure): boolean | undefined {
 
 /** Whether `cur` is more than WORSE_LIMIT worse than `prev`, given which way is better. */
 export function isWorse(cur: number, prev: number, better: 'lower' | 'higher' = 'lower'): boolean {
-  if (!Number.isFinite(cur) || !Number.isFinite(prev) || prev === 0) return false;
+  if (!Number.isFinite(cur) || !Number.isFinite(prev)) return false;
+  // from 0 (no missed events, no errors) any rise of a lower-is-better figure is worse by more than 20 %
+  if (prev === 0) return better === 'lower' ? cur > 0 : cur < 0;
   return better === 'lower' ? cur > prev * (1 + WORSE_LIMIT) : cur < prev * (1 - WORSE_LIMIT);
 }
 
@@ -94,6 +98,7 @@ export function compare(run: Run, previous?: Run): Row[] {
         judged,
         change,
         worse: before !== undefined && isWorse(judged, before, f.better),
+        unmeasured: !Number.isFinite(judged),
       });
     }
   }
@@ -118,7 +123,7 @@ function targetText(f: Figure): string {
 }
 
 function changeText(r: Row): string {
-  if (r.change === undefined) return '';
+  if (r.change === undefined) return r.worse ? 'up from 0' : '';
   const pct = r.change * 100;
   return `${pct >= 0 ? '+' : ''}${pct.toFixed(0)} %`;
 }
@@ -143,17 +148,19 @@ export function markdown(run: Run, previous?: Run): string {
   out.push('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const f = r.figure;
-    const flags = [r.met === false ? (quick ? 'missed (quick size)' : 'MISSED') : r.met ? 'met' : '', r.worse ? (quick ? 'worse (quick size)' : 'WORSE') : ''].filter(Boolean).join(', ');
+    const flags = [r.unmeasured ? 'NOT MEASURED' : '', r.met === false ? (quick ? 'missed (quick size)' : 'MISSED') : r.met ? 'met' : '', r.worse ? (quick ? 'worse (quick size)' : 'WORSE') : ''].filter(Boolean).join(', ');
     out.push(
       `| ${cell(r.suite)} | ${cell(f.name)}${f.note ? ` (${cell(f.note)})` : ''} | ${formatNumber(f.value)} ${cell(f.unit)} | ${targetText(f)} | ${f.baseline ? `${cell(f.baseline.what)}: ${formatNumber(f.baseline.value)} ${cell(f.baseline.unit)}` : ''} | ${r.ratio !== undefined ? `${formatNumber(r.ratio)}×` : ''} | ${changeText(r)} | ${flags} |`,
     );
   }
   const missed = rows.filter((r) => r.met === false);
   const worse = rows.filter((r) => r.worse);
+  const unmeasured = rows.filter((r) => r.unmeasured);
   const notRun = run.suites.filter((s) => s.status !== 'ok');
   const gone = vanished(run, previous);
   out.push('');
   out.push(missed.length ? `Targets missed (${missed.length}): ${missed.map((r) => `${r.suite}: ${r.figure.name}`).join('; ')}.` : 'Targets missed: none.');
+  if (unmeasured.length) out.push(`Not measured (${unmeasured.length}): ${unmeasured.map((r) => `${r.suite}: ${r.figure.name}`).join('; ')}.`);
   out.push(worse.length ? `More than ${WORSE_LIMIT * 100} % worse than the previous run (${worse.length}): ${worse.map((r) => `${r.suite}: ${r.figure.name} (${changeText(r)})`).join('; ')}.` : `More than ${WORSE_LIMIT * 100} % worse than the previous run: none.`);
   if (gone.length) out.push(`Measured in the previous run, not in this one (${gone.length}): ${gone.join('; ')}.`);
   for (const s of notRun) out.push(`Suite ${s.suite} ${s.status === 'skipped' ? 'skipped' : 'FAILED'}: ${s.reason ?? ''}`);

@@ -30,6 +30,9 @@ test('worse by more than 20 %, in the direction that is bad for the figure', () 
   assert.equal(isWorse(79, 100, 'higher'), true);
   assert.equal(isWorse(81, 100, 'higher'), false);
   assert.equal(isWorse(NaN, 100), false);
+  assert.equal(isWorse(3, 0), true, 'from 0 events missed to 3');
+  assert.equal(isWorse(0, 0), false);
+  assert.equal(isWorse(3, 0, 'higher'), false);
 });
 
 test('each figure is compared with the same suite and figure of the previous run, by ratio when there is a baseline', () => {
@@ -106,6 +109,16 @@ test('the previous run is, suite by suite, the latest of the same mode where the
   assert.equal(compare(cur, prev).find((r) => r.suite === 'sandbox')!.worse, true, '900 → 600 writes/s');
   assert.match(markdown(cur, prev), /against each suite's previous full run \(fleet: 2026-11-26T10:00:00\.000Z, commit d; sandbox, memory: 2026-11-25T10:00:00\.000Z, commit a\)/);
   assert.equal(runFileName({ date: '2026-11-26T14:39:21.123Z', commit: '70814f0' }), '2026-11-26T143921Z-70814f0.json');
+});
+
+test('a figure that is not a number is flagged as not measured; a rise from 0 is shown', () => {
+  const prev = run('2026-11-25T10:00:00.000Z', 'full', { sandbox: [{ name: 'missing', value: 0, unit: 'of 20' }, rate(1000)] });
+  const cur = run('2026-11-26T10:00:00.000Z', 'full', { sandbox: [{ name: 'missing', value: 2, unit: 'of 20' }, rate(NaN)] });
+  const md = markdown(cur, prev);
+  assert.match(md, /\| sandbox \| missing \| 2 of 20 \| {2}\| {2}\| {2}\| up from 0 \| WORSE \|/);
+  assert.match(md, /\| sandbox \| writes \| NaN writes\/s \|.*\| NOT MEASURED \|/);
+  assert.match(md, /Not measured \(1\): sandbox: writes\./);
+  assert.match(md, /More than 20 % worse than the previous run \(1\): sandbox: missing \(up from 0\)\./);
 });
 
 test('a figure the previous run measured and this run of the same suite no longer reports is flagged', () => {
