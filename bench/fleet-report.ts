@@ -330,7 +330,7 @@ async function main(): Promise<void> {
         `  ${off.modules.length} module${off.modules.length === 1 ? '' : 's'} disabled (${off.modules.join(', ')}): releases uninstalled and afterDeleteHelm run ${(off.untilDeletedMs / 1000).toFixed(2)} s after the ConfigMap edit`,
       );
       figures.push({
-        name: `${off.modules.length} modules disabled: until deleted`,
+        name: `${off.modules.length} module${off.modules.length === 1 ? '' : 's'} disabled: until deleted`,
         value: off.untilDeletedMs / 1000,
         unit: 's',
         note: 'from the ConfigMap edit to the last afterDeleteHelm run, each after its release uninstalled; a converge with beforeAll and afterAll',
