@@ -4,7 +4,6 @@
  * pflag parses them, its values options (pkg/cli/values, strvals) and its output and error texts.
  * Nothing is read from a cluster: `.Capabilities` are Helm's defaults, `lookup` returns empty maps.
  */
-import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { TemplateExecError, TemplateParseError, TemplateSet } from '../gotemplate/index.js';
@@ -492,21 +491,4 @@ export function runHelmTemplate(argv: readonly string[], io: HelmTemplateIO): nu
     io.err(`Error: ${(e as Error).message}\n`);
     return 1;
   }
-}
-
-export function registerHelm(program: Command): void {
-  const helm = program.command('helm').description('Helm without a cluster: `helm template`');
-  helm
-    .command('template')
-    .description('render a chart as Helm 3.19\'s `helm template` does: [NAME] CHART, -f/--values, --set, --set-string, --set-file, --set-json, --show-only ... (--help lists them)')
-    .argument('[args...]', 'NAME, CHART and the flags of helm template')
-    .allowUnknownOption()
-    .helpOption(false)
-    .action((_args: string[], _opts: unknown, cmd: Command) => {
-      process.exitCode = runHelmTemplate(cmd.args, {
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-        readStdin: () => readFileSync(0),
-      });
-    });
 }

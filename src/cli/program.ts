@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { registerJq } from './jq.js';
-import { registerRender } from './render.js';
+import { registerRender } from './render-command.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStart } from './start.js';
 import { registerDebugCommands } from './debug.js';
-import { registerHelm } from './helm-template.js';
+import { registerHelm } from './helm-command.js';
 import { UserError } from '../util/errors.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

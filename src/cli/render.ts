@@ -1,4 +1,3 @@
-import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +9,10 @@ import { loadModuleSet, type ModuleSet } from '../modules/module-set.js';
 import { loadChart, renderChart } from '../helm/index.js';
 import { resolveEnabled } from '../modules/enabled.js';
 import { enabledScriptRunner } from '../modules/enabled-script.js';
-import { ENV, fromEnv, parseDuration, parseOrder } from './env.js';
+import { parseDuration, parseOrder } from './env.js';
 import type { JsonObject } from '../util/json.js';
 
-interface RenderOptions {
+export interface RenderOptions {
   values?: boolean;
   modulesDir: string;
   globalHooksDir: string;
@@ -99,36 +98,10 @@ function renderManifests(set: ModuleSet, printed: string[], namespace: string, w
   return out;
 }
 
-export function registerRender(program: Command): void {
-  program
-    .command('render')
-    .description(
-      'compute values and enabled state as at start-up, without a cluster (static values.yaml files, the config file in ConfigMap form, schema defaults, enabled scripts), check the values for Helm, and print the manifests of each enabled module\'s release as `helm template` does',
-    )
-    .argument('[module...]', 'limit the printed modules to these names')
-    .option('--values', 'print the values as JSON instead of the manifests: {"global", "enabledModules", "modules": {"<camelName>": ...}}')
-    .addOption(new Option('--modules-dir <dirs>', 'modules dirs, ":"-separated (env ADDON_OPERATOR_MODULES_DIR or MODULES_DIR)').default(fromEnv(ENV.modulesDir, 'modules')))
-    .addOption(
-      new Option('--global-hooks-dir <dir>', 'global hooks dir; its openapi/ holds the global schemas (env ADDON_OPERATOR_GLOBAL_HOOKS_DIR or GLOBAL_HOOKS_DIR)').default(
-        fromEnv(ENV.globalHooksDir, 'global-hooks'),
-      ),
-    )
-    .option('--config <file>', 'config as a ConfigMap manifest or a bare map of ConfigMap data keys')
-    .addOption(
-      new Option('--unnumbered-modules-order <n>', 'order of modules without a numeric prefix (env ADDON_OPERATOR_UNNUMBERED_MODULES_ORDER)').default(
-        fromEnv(ENV.unnumberedOrder, '1'),
-      ),
-    )
-    .addOption(new Option('--tmp-dir <dir>', 'where enabled scripts get their temporary files (env ADDON_OPERATOR_TMP_DIR)').default(fromEnv(ENV.tmpDir, '') || undefined))
-    .option('--enabled-script-timeout <duration>', 'time limit of each enabled script', '1m')
-    .option('--debug', 'print stack traces of errors')
-    .addOption(
-      new Option('--namespace <ns>', "the releases' namespace, .Release.Namespace (env ADDON_OPERATOR_NAMESPACE)").default(fromEnv(['ADDON_OPERATOR_NAMESPACE'], '') || 'default'),
-    )
-    .action(async (only: string[], opts: RenderOptions) => {
-      const warn = (m: string) => console.error(`warning: ${m}`);
-      const { report, set, printed } = await computeState(opts, only, warn);
-      if (opts.values) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else process.stdout.write(renderManifests(set, printed, opts.namespace, warn));
-    });
+/** `render [module...]`: the values (--values) or the manifests of the printed modules, on stdout. */
+export async function runRender(only: string[], opts: RenderOptions): Promise<void> {
+  const warn = (m: string) => console.error(`warning: ${m}`);
+  const { report, set, printed } = await computeState(opts, only, warn);
+  if (opts.values) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else process.stdout.write(renderManifests(set, printed, opts.namespace, warn));
 }

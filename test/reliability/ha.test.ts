@@ -77,16 +77,18 @@ async function cluster(t: { after: (fn: () => unknown) => void }) {
  * An operator process named `name` on `ip`:`port` whose global hook runs `body` on startup and every
  * second; `files` (relative to its root: `modules/...`) are written first.
  */
-function operator(t: { after: (fn: () => unknown) => void }, sandbox: Sandbox, dir: string, name: string, ip: string, port: number, body: string, files: Record<string, string> = {}): Op {
+function operator(t: { after: (fn: () => unknown) => void }, sandbox: Sandbox, dir: string, name: string, ip: string, port: number, body: string, files: Record<string, string> = {}, options: { hook?: object; args?: string[]; moduleTrace?: string } = {}): Op {
   const root = join(dir, name);
   mkdirSync(join(root, 'global-hooks', 'hooks'), { recursive: true });
   mkdirSync(join(root, 'modules'), { recursive: true });
   writeTree(root, files);
   const hook = join(root, 'global-hooks', 'hooks', 'work');
-  writeFileSync(hook, bashHook({ configVersion: 'v1', onStartup: 1, schedule: [{ name: 'tick', crontab: '*/1 * * * * *' }] }, body));
+  writeFileSync(hook, bashHook(options.hook ?? { configVersion: 'v1', onStartup: 1, schedule: [{ name: 'tick', crontab: '*/1 * * * * *' }] }, body));
   chmodSync(hook, 0o755);
-  const args = ['--import', 'tsx', MAIN, 'start', '--kube-config', sandbox.kubeconfigPath, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(root, 'debug.socket')];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...HA_ENV, ADDON_OPERATOR_POD: name, ADDON_OPERATOR_LISTEN_ADDRESS: ip } });
+  const trace = options.moduleTrace ? ['--import', join(import.meta.dirname, '../helpers/module-trace.mjs')] : [];
+  const args = ['--import', 'tsx', ...trace, MAIN, 'start', ...(options.args ?? []), '--kube-config', sandbox.kubeconfigPath, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(root, 'debug.socket')];
+  const env = { ...process.env, ...HA_ENV, ADDON_OPERATOR_POD: name, ADDON_OPERATOR_LISTEN_ADDRESS: ip, ...(options.moduleTrace ? { MODULE_TRACE: options.moduleTrace } : {}) };
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let exitedAt: number | undefined;
   child.stdout.on('data', (c: Buffer) => (out += c));
@@ -237,6 +239,46 @@ test('two operators: never two leaders, the standby answers /readyz from the lea
   assert.equal(lease(sandbox)?.holderIdentity, '', 'SIGTERM released the lease: a standby takes it at its next try');
   clearInterval(watcher);
   holders = [];
+});
+
+test("leader election: the leader collects garbage when idle; a standby has none of the operator's modules loaded until it leads, then collects too", { timeout: 240_000 }, async (t) => {
+  const { sandbox, dir } = await cluster(t);
+  const port = await freePort(['127.0.0.2', '127.0.0.3']);
+  // a hook on startup only: after the first converge every queue is empty
+  const opts = (name: string) => ({ hook: { configVersion: 'v1', onStartup: 1 }, args: ['--log-level', 'debug'], moduleTrace: join(dir, `${name}.modules`) });
+  const IDLE_GC = 'idle: garbage collected';
+  const loaded = (name: string) => (existsSync(join(dir, `${name}.modules`)) ? readFileSync(join(dir, `${name}.modules`), 'utf8').split('\n') : []);
+  const operatorModule = (name: string) => loaded(name).some((url) => url.endsWith('/src/operator/operator.ts'));
+  const a = operator(t, sandbox, dir, 'op-a', '127.0.0.2', port, 'true', {}, opts('op-a'));
+  await waitFor(() => a.logged(ACQUIRED), 'op-a leads');
+  const b = operator(t, sandbox, dir, 'op-b', '127.0.0.3', port, 'true', {}, opts('op-b'));
+  await waitFor(() => b.logged('HA mode: waiting for the leader lease'), 'op-b stands by');
+
+  // the leader, started through the election, runs the idle collection as a plain start does
+  await waitFor(() => a.logged(IDLE_GC), "op-a's idle collection").catch((e) => {
+    console.log(a.output());
+    throw e;
+  });
+  assert.ok(operatorModule('op-a'), 'the trace sees the modules a leader loads');
+  // the standby loaded the election, the HTTP server and the metrics, and nothing of the operator
+  assert.ok(loaded('op-b').some((url) => url.endsWith('/src/cli/start-ha.ts')), 'the trace covers the standby');
+  assert.deepEqual(
+    loaded('op-b').filter((url) => /\/src\/(operator\/operator|modules\/manager|helm\/releases|cli\/start-operator|sandbox\/index)\.ts$/.test(url)),
+    [],
+    'a standby holds none of the operator',
+  );
+
+  // op-a stops (releasing the lease): op-b leads, loads the operator, and collects when idle too
+  a.kill('SIGTERM');
+  assert.equal(await a.exited, 0, a.output());
+  await waitFor(() => b.logged(ACQUIRED), 'op-b takes over');
+  await waitFor(() => b.logged(IDLE_GC), "op-b's idle collection").catch((e) => {
+    console.log(b.output());
+    throw e;
+  });
+  assert.ok(operatorModule('op-b'));
+  b.kill('SIGTERM');
+  assert.equal(await b.exited, 0, b.output());
 });
 
 test('a leader whose renewals fail kills its running hooks and exits before the lease runs out', { timeout: 180_000 }, async (t) => {
