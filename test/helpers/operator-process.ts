@@ -35,7 +35,18 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, what: stri
  * leaving the operator (and with it the test file) running until the runner's file timeout.
  */
 export function startOperator(root: string, extra: string[] = [], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, startArgs(root, extra), { stdio: ['ignore', 'pipe', 'pipe'], env });
+  return spawnNode(startArgs(root, extra), env);
+}
+
+/** `addon-operator ARGS...` (any command) as a child process, as `startOperator` runs it. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return spawnNode(['--import', 'tsx', MAIN, ...args], env);
+}
+
+export type CliProcess = ReturnType<typeof runCli>;
+
+function spawnNode(args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c));
   child.stderr.on('data', (c: Buffer) => (out += c));

@@ -18,17 +18,17 @@
  *
  * CI: 10 kills. `RELIABILITY_LONG=1`: 40 kills. `RELIABILITY_SEED` repeats a run.
  */
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { requestJson } from '../../src/kube/http.js';
 import { closeConnections } from '../../src/kube/connections.js';
-import { MAIN, bashHook, killChild, logRecords, waitFor } from '../helpers/operator-process.js';
+import { bashHook, logRecords, runCli as run, waitFor, type CliProcess as Proc } from '../helpers/operator-process.js';
+import { writeTree } from '../helpers/tree.js';
 import { LONG, random, seed } from './helpers.js';
 
 const KILLS = LONG ? 40 : 10;
@@ -36,15 +36,6 @@ const NS = 'addons';
 const MODULES = ['alpha', 'beta', 'gamma'];
 
 const TOKEN = `token() { head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \\n'; }`;
-
-function writeTree(root: string, files: Record<string, string>): void {
-  for (const [path, text] of Object.entries(files)) {
-    const file = join(root, path);
-    mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(file, text);
-    if (path.includes('/hooks/')) chmodSync(file, 0o755);
-  }
-}
 
 function fixture(root: string): void {
   const files: Record<string, string> = {
@@ -74,23 +65,6 @@ jq --argjson gen "$gen" --arg t "$(token)" 'if .${m}.tokenGen != $gen then [{op:
     );
   });
   writeTree(root, files);
-}
-
-interface Proc {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c));
-  child.stderr!.on('data', (c: Buffer) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  // killed when the test ends, whatever its outcome (a generation left running by a failed assertion)
-  after(() => killChild(child, exited));
-  return { child, output: () => out, exited };
 }
 
 type Data = Record<string, string>;
