@@ -12,17 +12,10 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { makeTree } from '../helpers/tree.js';
 import { requestJson } from '../../src/kube/http.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const MODULES = 20;
-
-async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const name = (i: number) => `svc${String(i).padStart(2, '0')}`;
 

@@ -13,16 +13,9 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { makeTree } from '../helpers/tree.js';
 import { requestJson } from '../../src/kube/http.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
-
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const hook = (config: object, trace: string) => `#!/usr/bin/env bash
 if [[ "$1" == "--config" ]]; then echo '${JSON.stringify(config)}'; exit 0; fi

@@ -20,14 +20,7 @@ export function startArgs(root: string, extra: string[] = []): string[] {
   ];
 }
 
-/** Polls `cond`; the limit is a hang guard, generous for a loaded machine. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor } from './wait.js';
 
 /**
  * `start --sandbox` as a child process, its stdout and stderr collected together. Killed when the

@@ -4,6 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { ConfigMapSource, type ConfigMapData } from '../../src/kube/configmap-source.js';
+import { waitFor as until } from '../helpers/wait.js';
 
 const NS = 'kube-system';
 const PATH = `/api/v1/namespaces/${NS}/configmaps`;
@@ -19,14 +20,6 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }) {
   const put = (data: Record<string, string>, extra: Record<string, unknown> = {}, name = 'addon-operator') =>
     sandbox.load([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, ...extra }, data }]);
   return { sandbox, kc, source, stored, put };
-}
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 test('read: the data, or null when the ConfigMap does not exist', async (t) => {

@@ -5,17 +5,10 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { closeConnections } from '../../src/kube/connections.js';
 import { requestJson } from '../../src/kube/http.js';
 import { Informer, type KubeObject } from '../../src/kube/informer.js';
+import { waitFor as until } from '../helpers/wait.js';
 
 const PATH = '/api/v1/namespaces/default/configmaps';
 const cm = (name: string, v: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v } });
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 30_000;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test('keepObjects: false keeps resourceVersions only; a relist after 410 still reports Deleted (as a stub), Added and Modified', async (t) => {
   const sandbox = await startSandbox();

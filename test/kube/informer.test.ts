@@ -4,6 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { Informer, type KubeObject, type WatchEventType } from '../../src/kube/informer.js';
 import { requestJson } from '../../src/kube/http.js';
+import { waitFor as until } from '../helpers/wait.js';
 
 async function setup(opts: Parameters<typeof startSandbox>[0] = {}) {
   const sandbox = await startSandbox(opts);
@@ -14,14 +15,6 @@ async function setup(opts: Parameters<typeof startSandbox>[0] = {}) {
 
 function cm(name: string, value: string) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: value } };
-}
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function recorder() {

@@ -15,21 +15,13 @@ import { bindingContextsToJson, synchronizationContext } from '../../src/hooks/b
 import { loadHooks } from '../../src/hooks/hook.js';
 import { goJsonStringify } from '../../src/util/json.js';
 import { makeTree } from '../helpers/tree.js';
-
+import { waitFor as until } from '../helpers/wait.js';
 
 const LABEL = 'hooks/watch.sh pods';
 
 function binding(spec: Record<string, unknown>): KubernetesBinding {
   const config = parseHookConfigSync({ configVersion: 'v1', kubernetes: [{ name: 'pods', ...spec }] }, { hookPath: 'hooks/watch.sh', kind: 'global' });
   return config.kubernetes[0]!;
-}
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const meta = (item: SnapshotItem) => (item.object?.metadata ?? {}) as { namespace?: string; name?: string; labels?: Record<string, string> };

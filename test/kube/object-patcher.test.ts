@@ -6,6 +6,7 @@ import { requestJson } from '../../src/kube/http.js';
 import { RestMapper } from '../../src/kube/mapper.js';
 import { ObjectOperationError, ObjectPatcher } from '../../src/kube/object-patcher.js';
 import { toKubeOperation } from '../../src/hooks/outputs/kubernetes.js';
+import { waitFor as until } from '../helpers/wait.js';
 
 const HOOK = 'hooks/test.sh';
 
@@ -58,14 +59,6 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
     return e as Error;
   }
   throw new Error('expected a rejection');
-}
-
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function deleteBodies(sandbox: Sandbox): Record<string, unknown>[] {

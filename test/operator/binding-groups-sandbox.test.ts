@@ -6,14 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
-import { RestMapper } from '../../src/kube/mapper.js';
-import { KubeMonitors } from '../../src/kube/monitor.js';
-import { ObjectPatcher } from '../../src/kube/object-patcher.js';
-import { ConfigMapSource } from '../../src/kube/configmap-source.js';
-import type { KubernetesPort } from '../../src/operator/ports.js';
+import { sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle, traceHook, until } from './helpers.js';
 
 const cm = (name: string, app: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { app } } });
@@ -30,13 +25,7 @@ for (const where of ['global', 'module'] as const) {
       ],
     });
     t.after(() => sandbox.stop());
-    const kc = new KubeConfig();
-    kc.loadFromFile(sandbox.kubeconfigPath);
-    const mapper = new RestMapper(kc);
-    const monitors = new KubeMonitors({ kc, resolve: (v, k) => mapper.resolve(v, k) });
-    const patcher = new ObjectPatcher({ kc, mapper });
-    const kube: KubernetesPort = { createMonitor: (b, o) => monitors.createMonitor(b, o), applyOperations: (ops, o) => patcher.applyOperations(ops, o) };
-    const config = new ConfigMapSource({ kc, namespace: 'addons', name: 'addon-operator' });
+    const { kc, kube, config } = sandboxPorts(sandbox.kubeconfigPath, 'addons');
 
     const binding = (name: string, app: string) => ({
       name,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { collectWhenIdle, gcFunction } from '../../src/operator/idle-gc.js';
+import { waitFor as until } from '../helpers/wait.js';
 
 class Queues extends EventEmitter {
   totalTasks = 0;
@@ -11,13 +12,6 @@ class Queues extends EventEmitter {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits (up to 10 s: the machines are shared) until `cond` holds. */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!cond()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 test('gcFunction gives a working gc without --expose-gc: a weakly held object is collected', async () => {
   const gc = gcFunction();

@@ -11,20 +11,9 @@ import assert from 'node:assert/strict';
 import { settle } from './helpers.js';
 import { checkInvariants, NS, started, world } from './restart-world.js';
 import { requestJson } from '../../src/kube/http.js';
+import { rng } from '../jq/random.js';
 
 const NAMES = ['alpha', 'beta', 'gamma', 'delta'];
-
-/** mulberry32: a small seeded generator. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Case {
   modules: string[];

@@ -12,12 +12,8 @@ import { after } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
-import { RestMapper } from '../../src/kube/mapper.js';
-import { KubeMonitors } from '../../src/kube/monitor.js';
-import { ObjectPatcher } from '../../src/kube/object-patcher.js';
-import { ConfigMapSource } from '../../src/kube/configmap-source.js';
-import { HelmReleases } from '../../src/helm/releases.js';
-import type { ConfigSource, HelmPort, KubernetesPort } from '../../src/operator/ports.js';
+import type { ConfigSource, HelmPort } from '../../src/operator/ports.js';
+import { sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle, until, type Scenario, type Trace } from './helpers.js';
 
 export const NS = 'addons';
@@ -117,13 +113,7 @@ export async function world(opts: WorldOptions): Promise<World> {
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace: NS }, data: opts.config ?? {} },
     ],
   });
-  const kc = new KubeConfig();
-  kc.loadFromFile(sandbox.kubeconfigPath);
-  const mapper = new RestMapper(kc);
-  const monitors = new KubeMonitors({ kc, resolve: (v, k) => mapper.resolve(v, k) });
-  const patcher = new ObjectPatcher({ kc, mapper });
-  const kube: KubernetesPort = { createMonitor: (b, o) => monitors.createMonitor(b, o), applyOperations: (ops, o) => patcher.applyOperations(ops, o) };
-  const source = new ConfigMapSource({ kc, namespace: NS, name: 'addon-operator' });
+  const { kc, kube, helm: releases, config: source } = sandboxPorts(sandbox.kubeconfigPath, NS);
   // the ConfigMap source, noting the last data it handed to the operator
   let delivered = '';
   const config: ConfigSource = {
@@ -137,7 +127,6 @@ export async function world(opts: WorldOptions): Promise<World> {
     writeSection: (key, values) => source.writeSection(key, values),
     stop: () => source.stop(),
   };
-  const releases = new HelmReleases({ kc, mapper });
   const helmGates = new Map<string, HelmGate>();
   // a test that fails with a Helm run paused: let it go, or stopping the operator would wait for it
   after(() => helmGates.forEach((g) => g.open()));
