@@ -196,7 +196,7 @@ export class Operator {
     this.rt.requestModuleRun(module, 'HelmReleaseUnexpectedStatus');
   }
 
-    private allHooks(): Hook[] {
+  private allHooks(): Hook[] {
     return [...this.opts.manager.globalHooks, ...this.opts.manager.loadedModuleHooks()];
   }
 

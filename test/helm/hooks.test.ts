@@ -10,7 +10,7 @@ import { HelmReleases } from '../../src/helm/releases.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { sandboxPorts } from '../helpers/sandbox-ports.js';
+import { operatorSeed, sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle, until } from '../operator/helpers.js';
 import { until as eventually } from '../reliability/helpers.js';
 
@@ -246,12 +246,7 @@ test('objects go as rendered: a hook ConfigMap and a crds/ CRD the chart gave no
 
 test('hooks under the operator: a failing pre-upgrade hook fails the module run, the run is retried (the failed Job replaced) and recovers once the hook succeeds', async (t) => {
   const OPNS = 'addons';
-  const sandbox = await startSandbox({
-    seedObjects: [
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPNS } },
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace: OPNS }, data: {} },
-    ],
-  });
+  const sandbox = await startSandbox({ seedObjects: operatorSeed(OPNS) });
   t.after(() => sandbox.stop());
   const ports = sandboxPorts(sandbox.kubeconfigPath, OPNS);
   let failing = false;

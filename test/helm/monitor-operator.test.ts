@@ -15,7 +15,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { RestMapper } from '../../src/kube/mapper.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { Operator } from '../../src/operator/operator.js';
-import { sandboxPorts } from '../helpers/sandbox-ports.js';
+import { operatorSeed, sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle } from '../operator/helpers.js';
 import { getObject, releaseSecrets, setReleaseStatus } from './helpers.js';
 import { until as eventually } from '../reliability/helpers.js';
@@ -83,12 +83,7 @@ test('--helm-drift must be fix, warn or off', async () => {
 
 test("the monitor's status check (Go's HelmReleaseUnexpectedStatus): a release left failed, or with no revision left, is upgraded by a ModuleRun", async (t) => {
   const NS = 'addons';
-  const sandbox = await startSandbox({
-    seedObjects: [
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace: NS }, data: {} },
-    ],
-  });
+  const sandbox = await startSandbox({ seedObjects: operatorSeed(NS) });
   t.after(() => sandbox.stop());
   const ports = sandboxPorts(sandbox.kubeconfigPath, NS);
   const ref: { op?: Operator } = {};

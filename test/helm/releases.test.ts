@@ -27,6 +27,21 @@ function moduleChart(): string {
 
 const cmPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
 
+
+/** Stores a copy of release Secret `from` as revision `version` left pending-upgrade (an interrupted upgrade). */
+async function addPendingRevision(kc: Parameters<typeof requestJson>[0], from: any, version: number): Promise<void> {
+  const pending: Record<string, any> = { ...secretPayload(from).release, version };
+  pending.info = { ...pending.info, status: 'pending-upgrade' };
+  const name = String(from.metadata.name).replace(/\.v\d+$/, `.v${version}`);
+  await requestJson(kc, 'POST', `/api/v1/namespaces/${from.metadata.namespace}/secrets`, {}, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, labels: { ...from.metadata.labels, status: 'pending-upgrade', version: String(version) } },
+    type: 'helm.sh/release.v1',
+    data: { release: Buffer.from(gzipSync(JSON.stringify(pending)).toString('base64')).toString('base64') },
+  });
+}
+
 test('install → unchanged → upgrade on new values → upgrade when an object was deleted → prune → failure → uninstall', async (t) => {
   const { kc, mapper } = await cluster(t, [NS]);
   const helm: HelmPort & HelmReleases = new HelmReleases({ kc, mapper, historyMax: 3, extraLabels: { heritage: 'addon-operator' } });
@@ -166,15 +181,7 @@ test('a pending revision left by a stopped operator is dropped; render errors le
   assert.equal(await helm.upgradeInstall(req), 'installed');
   // fake an interrupted upgrade: revision 2 stuck in pending-upgrade
   const [v1] = await releaseSecrets(kc, NS, 'demo');
-  const pending: Record<string, any> = { ...secretPayload(v1).release, version: 2 };
-  pending.info = { ...pending.info, status: 'pending-upgrade' };
-  await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/secrets`, {}, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'sh.helm.release.v1.demo.v2', labels: { ...v1.metadata.labels, status: 'pending-upgrade', version: '2' } },
-    type: 'helm.sh/release.v1',
-    data: { release: Buffer.from(gzipSync(JSON.stringify(pending)).toString('base64')).toString('base64') },
-  });
+  await addPendingRevision(kc, v1, 2);
   assert.equal(await helm.upgradeInstall({ ...req, values: { ...req.values, demo: { replicas: 5 } } }), 'upgraded');
   assert.deepEqual(
     (await releaseSecrets(kc, NS, 'demo')).map((s) => `${s.metadata.labels.version}:${s.metadata.labels.status}`),
@@ -199,15 +206,7 @@ test('a last revision that is not deployed (failed, pending-upgrade) is upgraded
   assert.equal(await helm.upgradeInstall(req), 'unchanged');
   // the last revision left pending-upgrade by a stop in the middle of an upgrade: its record dropped, upgraded again
   const [, v2] = await releaseSecrets(kc, NS, 'demo');
-  const pending: Record<string, any> = { ...secretPayload(v2).release, version: 3 };
-  pending.info = { ...pending.info, status: 'pending-upgrade' };
-  await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/secrets`, {}, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'sh.helm.release.v1.demo.v3', labels: { ...v2.metadata.labels, status: 'pending-upgrade', version: '3' } },
-    type: 'helm.sh/release.v1',
-    data: { release: Buffer.from(gzipSync(JSON.stringify(pending)).toString('base64')).toString('base64') },
-  });
+  await addPendingRevision(kc, v2, 3);
   assert.equal(await helm.upgradeInstall(req), 'upgraded');
   assert.deepEqual(await revisions(), ['1:failed', '2:superseded', '3:deployed']);
   // a deployed revision again: nothing to do

@@ -8,6 +8,14 @@ import { ConfigMapSource } from '../../src/kube/configmap-source.js';
 import { HelmReleases } from '../../src/helm/releases.js';
 import type { KubernetesPort } from '../../src/operator/ports.js';
 
+/** What a sandbox needs for the operator: its namespace and an empty `addon-operator` ConfigMap. */
+export function operatorSeed(namespace: string): Record<string, unknown>[] {
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator', namespace }, data: {} },
+  ];
+}
+
 export function sandboxPorts(kubeconfigPath: string, namespace: string, options: { backoff?: { initialMs: number; maxMs: number } } = {}) {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
