@@ -35,7 +35,7 @@ import { KubeConfig } from '../src/kube/kube-config.js';
 import { isApiStatus, requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
 import { moduleValuesKey } from '../src/modules/names.js';
-import { generateFleet, webhookKind, WATCH_BINDING, WATCH_GROUP, type Fleet } from './fleet/generate.js';
+import { generateFleet, watchForm, webhookKind, WATCH_BINDING, WATCH_GROUP, type Fleet, type WatchForm } from './fleet/generate.js';
 import { runFleet } from './fleet/run.js';
 import { emitFigures, type Figure } from './figures.js';
 import { spawnOnce } from './processes.js';
@@ -163,12 +163,30 @@ export async function objectEvents(fleet: Fleet, op: { httpUrl: string; kubeconf
   }
 }
 
-/** Modules `count` of the fleet's, spread over it (the middle of each of `count` equal parts). */
+/**
+ * Modules `count` of the fleet's, spread over it: one in each of `count` equal parts, from its middle on
+ * (wrapping within the part) the first whose kubernetes binding has a form not picked yet, so that the
+ * disabled modules carry every form (watchForm); the middle when the part has no new form.
+ */
 export function spreadModules(fleet: Fleet, count: number): string[] {
   const n = fleet.names.length;
-  const picked = new Set<string>();
-  for (let k = 0; k < Math.min(count, n); k++) picked.add(fleet.names[Math.floor(((k + 0.5) * n) / Math.min(count, n))]!);
-  return [...picked];
+  const c = Math.min(count, n);
+  const forms = new Set<WatchForm>();
+  const picked: string[] = [];
+  for (let k = 0; k < c; k++) {
+    const [start, end, middle] = [Math.floor((k * n) / c), Math.floor(((k + 1) * n) / c), Math.floor(((k + 0.5) * n) / c)];
+    let i = middle;
+    for (let step = 0; step < end - start; step++) {
+      const j = start + ((middle - start + step) % (end - start));
+      if (!forms.has(watchForm(j))) {
+        i = j;
+        break;
+      }
+    }
+    forms.add(watchForm(i));
+    picked.push(fleet.names[i]!);
+  }
+  return picked;
 }
 
 /**

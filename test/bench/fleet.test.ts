@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateFleet, GLOBAL_KINDS, MODULE_KINDS, WATCH_BINDING } from '../../bench/fleet/generate.js';
+import { generateFleet, GLOBAL_KINDS, MODULE_KINDS, WATCH_BINDING, watchForm } from '../../bench/fleet/generate.js';
 import { runFleet } from '../../bench/fleet/run.js';
 import { disableModules, objectEvents, parseSamples, spreadModules, sumOf } from '../../bench/fleet-report.js';
 import { loadHooks, type Hook } from '../../src/hooks/hook.js';
@@ -115,4 +115,13 @@ test('a small fleet converges on the sandbox, runs every startup kind, handles e
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('the modules the fleet report disables are spread over the fleet and carry every form of the kubernetes binding', () => {
+  const names = Array.from({ length: 100 }, (_, i) => `m${i}`);
+  const picked = spreadModules({ names } as Parameters<typeof spreadModules>[0], 5).map((n) => Number(n.slice(1)));
+  assert.equal(picked.length, 5);
+  picked.forEach((i, k) => assert.ok(i >= k * 20 && i < (k + 1) * 20, `pick ${k} (${i}) is in its fifth of the fleet`));
+  assert.deepEqual([...new Set(picked.map(watchForm))].sort(), ['filter', 'group', 'includeSnapshots', 'noSync']);
+  assert.deepEqual(spreadModules({ names: names.slice(0, 4) } as Parameters<typeof spreadModules>[0], 1), ['m2']);
 });

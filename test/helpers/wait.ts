@@ -9,3 +9,13 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, what: stri
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Awaits `p` and returns the error it rejects with; fails when it resolves. */
+export async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
+}

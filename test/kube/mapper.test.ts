@@ -4,6 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { KindNotServedError, RestMapper, type RestMapperOptions } from '../../src/kube/mapper.js';
+import { rejection } from '../helpers/wait.js';
 
 async function setup(t: { after: (fn: () => Promise<void>) => void }, options?: RestMapperOptions) {
   const sandbox = await startSandbox();
@@ -38,15 +39,6 @@ function crd(kind: string, opts: { group?: string; scope?: 'Namespaced' | 'Clust
 
 const createCrd = (kc: KubeConfig, body: ReturnType<typeof crd>) =>
   requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, body);
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('resolves a Kind in any case, the plural, the singular and short names, with or without apiVersion', async (t) => {
   const { mapper } = await setup(t);

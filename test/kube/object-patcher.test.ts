@@ -7,6 +7,7 @@ import { RestMapper } from '../../src/kube/mapper.js';
 import { ObjectOperationError, ObjectPatcher } from '../../src/kube/object-patcher.js';
 import { toKubeOperation } from '../../src/hooks/outputs/kubernetes.js';
 import { waitFor as until } from '../helpers/wait.js';
+import { rejection } from '../helpers/wait.js';
 
 const HOOK = 'hooks/test.sh';
 
@@ -51,15 +52,6 @@ const WIDGET_CRD = {
 };
 
 const widget = (name: string) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 1 } });
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 function deleteBodies(sandbox: Sandbox): Record<string, unknown>[] {
   return sandbox.requests.filter((r) => r.method === 'DELETE').map((r) => ({ path: r.path, ...JSON.parse(r.body ?? '{}') }));
