@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '../kube/kube-config.js';
+import { tuneTiering } from '../operator/tiering.js';
 import type { Logger } from 'pino';
 import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
 import type { Operator } from '../operator/operator.js';
@@ -127,6 +128,7 @@ function sandboxWithoutDirs(opts: StartOptions): string | undefined {
 }
 
 export async function runStart(opts: StartOptions): Promise<void> {
+  tuneTiering();
   const withoutDirs = sandboxWithoutDirs(opts);
   const checked = checkOptions(opts);
   const ha = haSettings(process.env, opts.sandbox);

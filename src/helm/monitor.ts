@@ -101,15 +101,16 @@ export function resourceName(p: Pick<PlacedObject, 'placedNamespace' | 'name' | 
 const objKey = (path: string, namespace: string | undefined, name: string) => `${path}|${namespace ?? ''}/${name}`;
 
 /** The leaf paths of a managedFields fieldsV1 tree (segments joined by NUL). */
-export function fieldSetOf(fieldsV1: unknown): Set<string> {
-  const out = new Set<string>();
+export function fieldSetOf(fieldsV1: unknown, out = new Set<string>()): Set<string> {
   const walk = (node: unknown, prefix: string) => {
-    const entries = node && typeof node === 'object' ? Object.entries(node as Record<string, unknown>) : [];
-    if (!entries.length) {
-      if (prefix) out.add(prefix);
-      return;
+    let leaf = true;
+    if (node && typeof node === 'object') {
+      for (const k in node) {
+        leaf = false;
+        walk((node as Record<string, unknown>)[k], prefix ? `${prefix}\0${k}` : k);
+      }
     }
-    for (const [k, v] of entries) walk(v, prefix ? `${prefix}\0${k}` : k);
+    if (leaf && prefix) out.add(prefix);
   };
   walk(fieldsV1, '');
   return out;
@@ -122,7 +123,7 @@ export function appliedFields(object: KubeObject | JsonObject, manager: string):
   if (!Array.isArray(entries)) return set;
   for (const e of entries as Array<{ manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown }>) {
     if (e.manager !== manager || e.operation !== 'Apply' || e.subresource) continue;
-    for (const p of fieldSetOf(e.fieldsV1)) set.add(p);
+    fieldSetOf(e.fieldsV1, set);
   }
   return set;
 }

@@ -118,14 +118,29 @@ export class ConnectionPool {
 
   /** The agent for a request (a watch or not), rebuilt first when the certificate files changed. */
   async agent(watch: boolean): Promise<Agent> {
-    const now = Date.now();
-    if (this.agents && this.files.length && now - this.checkedAt >= settings.fileCheckMs) {
-      this.checkedAt = now;
-      const sigs = this.files.map(fileSignature);
-      if (sigs.some((s, i) => s !== this.signatures[i])) this.retire();
-    }
+    this.checkFiles();
     this.agents ??= await this.build();
     return watch ? this.agents.watches : this.agents.requests;
+  }
+
+  /**
+   * The agent and the credentials at once when neither needs to wait (agents built, credentials
+   * static): most requests, without the two promises of agent() and auth().
+   */
+  ready(watch: boolean): { agent: Agent; auth: Auth } | undefined {
+    this.checkFiles();
+    if (!this.agents || !this.staticAuth || this.dynamicAuth) return undefined;
+    return { agent: watch ? this.agents.watches : this.agents.requests, auth: this.staticAuth };
+  }
+
+  /** Retires the agents when a certificate file changed (checked every fileCheckMs). */
+  private checkFiles(): void {
+    if (!this.agents || !this.files.length) return;
+    const now = Date.now();
+    if (now - this.checkedAt < settings.fileCheckMs) return;
+    this.checkedAt = now;
+    const sigs = this.files.map(fileSignature);
+    if (sigs.some((s, i) => s !== this.signatures[i])) this.retire();
   }
 
   /** Headers with the credentials (Authorization, Impersonate-User) and basic auth. */

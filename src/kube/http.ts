@@ -175,8 +175,13 @@ type Query = Record<string, string | number | boolean | undefined>;
 async function prepare(kc: KubeConfig, method: string, path: string, query: Query, headers: Record<string, string | number>, watch = false) {
   const pool = poolFor(kc);
   const url = new URL(kc.getCurrentCluster()!.server.replace(/\/$/, '') + path);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
-  const [agent, auth] = await Promise.all([pool.agent(watch), pool.auth()]);
+  for (const k in query) if (query[k] !== undefined) url.searchParams.set(k, String(query[k]));
+  let ready = pool.ready(watch);
+  if (!ready) {
+    const [agent, auth] = await Promise.all([pool.agent(watch), pool.auth()]);
+    ready = { agent, auth };
+  }
+  const { agent, auth } = ready;
   const opts: RequestOptions = { method, agent, headers: { ...auth.headers, ...headers } };
   if (auth.auth) opts.auth = auth.auth;
   return { url, opts, send: url.protocol === 'http:' ? httpRequest : httpsRequest };

@@ -54,8 +54,19 @@ export function urlTemplate(url: URL): string {
       segments[rest + 1] = '{name}';
     }
   }
-  const path = segments.map((s) => encodeURIComponent(s).replace(/%3A/gi, ':').replace(/%40/g, '@')).join('/');
+  const path = segments.map(escapeSegment).join('/');
+  if (!url.search) return `${url.protocol}//${url.host}${path}`;
   const keys = [...new Set(url.searchParams.keys())].sort();
   const query = keys.map((k) => `${encodeURIComponent(k)}=%7Bvalue%7D`).join('&');
   return `${url.protocol}//${url.host}${path}${query ? `?${query}` : ''}`;
+}
+
+/** What encodeURIComponent leaves as it is, with `:` and `@` (put back below). */
+const PLAIN_SEGMENT = /^[\w.!~*'():@-]*$/;
+const ESCAPED: Record<string, string> = { '{namespace}': '%7Bnamespace%7D', '{name}': '%7Bname%7D' };
+
+/** A path segment as Go's url package escapes it (the common one, a name, as it is). */
+function escapeSegment(s: string): string {
+  if (PLAIN_SEGMENT.test(s)) return s;
+  return ESCAPED[s] ?? encodeURIComponent(s).replace(/%3A/gi, ':').replace(/%40/g, '@');
 }

@@ -14,6 +14,8 @@ test("URL templates as client-go's finalURLTemplate makes them", () => {
   assert.equal(t('https://h/api/v1/nodes?watch=true&resourceVersion=5'), 'https://h/api/v1/nodes?resourceVersion=%7Bvalue%7D&watch=%7Bvalue%7D');
   assert.equal(t('https://h/apis'), 'https://h/apis');
   assert.equal(t('https://h/apis/apps/v1'), 'https://h/apis/apps/v1');
+  // segments other than a name or a namespace as Go's url package escapes them
+  assert.equal(t('https://h/x/a:b@c/d%20e/{f}'), 'https://h/x/a:b@c/d%2520e/%257Bf%257D');
 });
 
 test('every request is recorded with its client: latency by URL template, result by status (or <error>)', async (t) => {

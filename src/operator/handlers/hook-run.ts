@@ -23,8 +23,11 @@ function combineFollowing(task: OperatorTask, meta: HookRunMeta, queue: TaskQueu
     return { task: t, hookKey: m.hook?.id ?? '', taskType: t.type + (m.sync ? ':sync' : ''), contexts: m.contexts };
   };
   const all = queue.tasks();
-  const following = all.slice(all.indexOf(task) + 1).map(asCombinable);
-  const combined = combineBindingContexts(asCombinable(task), following, { hookVersion: meta.hook.config.version });
+  // looked at lazily: combining stops at the first task for another hook, the queue may be long
+  function* following() {
+    for (let i = all.indexOf(task) + 1; i < all.length; i++) yield asCombinable(all[i]!);
+  }
+  const combined = combineBindingContexts(asCombinable(task), following(), { hookVersion: meta.hook.config.version });
   if (!combined) return;
   for (const c of combined.combined) {
     queue.remove(c.task.id);
