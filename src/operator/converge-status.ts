@@ -84,7 +84,8 @@ export class ConvergeStatus {
   /** Recounts after a task of main; returns true when this count ended the first converge. */
   update(mainTasks: readonly OperatorTask[]): boolean {
     const first = this.firstPhase !== 'Done';
-    const count = mainTasks.filter((t) => isConvergeTask(t, first)).length;
+    let count = 0;
+    for (const t of mainTasks) if (isConvergeTask(t, first)) count++;
     const was = this.inProgress;
     this.inProgress = count;
     if (was === 0 && count > 0) {
