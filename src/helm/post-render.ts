@@ -40,10 +40,25 @@ function withLabels<M extends Manifest>(m: M, extra: Record<string, string>): M 
 /** The document of `edit` with a `labels:` block of `labels` where it goes. */
 export function withLabelsBlock(edit: MetadataEdit, labels: Record<string, string>): string {
   const pad = ' '.repeat(edit.indent);
-  const block = `${pad}labels:\n` + Object.entries(labels).map(([k, v]) => `${pad}  ${marshalYAML({ [k]: v })}`).join('');
+  let block = `${pad}labels:\n`;
+  for (const k in labels) block += `${pad}  ${labelLine(k, labels[k]!)}`;
   const s = edit.without;
   const content = s.slice(0, edit.insertAt) + (edit.insertAt > 0 && s[edit.insertAt - 1] !== '\n' ? '\n' : '') + block + s.slice(edit.insertAt);
-  return content.replace(/\n$/, '');
+  return content.endsWith('\n') ? content.slice(0, -1) : content;
+}
+
+/** `key: value` as marshalYAML writes the pair, remembered: a release's documents share most labels. */
+const labelLines = new Map<string, string>();
+
+function labelLine(k: string, v: string): string {
+  const key = `${k}\0${v}`;
+  let line = labelLines.get(key);
+  if (line === undefined) {
+    if (labelLines.size >= 4096) labelLines.clear();
+    line = marshalYAML({ [k]: v });
+    labelLines.set(key, line);
+  }
+  return line;
 }
 
 const sortedLabels = (labels: Record<string, string>): Record<string, string> => Object.fromEntries(sortKeysGo(Object.keys(labels)).map((k) => [k, labels[k]!]));
@@ -93,12 +108,29 @@ const indentOf = (l: string) => l.length - l.trimStart().length;
 export function scannedMetadata(text: string, data: JsonObject): MetadataEdit | undefined {
   const meta = data.metadata;
   if (!isPlainObject((meta ?? null) as JsonValue)) return undefined;
-  const lines = text.split('\n');
-  const at = lines.findIndex((l) => /^metadata:[ \t]*$/.test(l));
-  if (at < 0 || lines.findIndex((l, i) => i > at && /^metadata[ \t]*:/.test(l)) >= 0) return undefined;
-  let end = at + 1; // metadata's lines: [at + 1, end)
-  while (end < lines.length && (lines[end]!.startsWith(' ') || BLANK.test(lines[end]!))) end++;
-  const body = lines.slice(at + 1, end);
+  // the text is not split into lines: only metadata's lines are looked at, the rest is kept as a slice
+  const at = metadataLine(text);
+  if (at < 0) return undefined;
+  const nl = text.indexOf('\n', at);
+  if (nl < 0) return undefined;
+  for (let q = text.indexOf('\nmetadata', nl); q >= 0; q = text.indexOf('\nmetadata', q + 1)) {
+    LATER_METADATA.lastIndex = q + 1;
+    if (LATER_METADATA.test(text)) return undefined;
+  }
+  // metadata's lines: from the line after `metadata:` while they are indented or blank
+  const body: string[] = [];
+  let tail: string | undefined; // the text after them, when any
+  for (let from = nl + 1; ; ) {
+    const eol = text.indexOf('\n', from);
+    const line = text.slice(from, eol < 0 ? text.length : eol);
+    if (!line.startsWith(' ') && !BLANK.test(line)) {
+      tail = text.slice(from);
+      break;
+    }
+    body.push(line);
+    if (eol < 0) break;
+    from = eol + 1;
+  }
   if (body.some((l) => /^\s*#/.test(l))) return undefined;
   const first = body.find((l) => !BLANK.test(l));
   if (!first) return undefined;
@@ -129,10 +161,27 @@ export function scannedMetadata(text: string, data: JsonObject): MetadataEdit | 
   let last = without.length;
   while (last > 0 && BLANK.test(without[last - 1]!)) last--;
   if (last === 0) return undefined; // only labels: blockMetadata puts the new ones where they were
-  const head = lines.slice(0, at + 1).join('\n') + '\n';
+  const head = text.slice(0, nl + 1);
   const kept = without.slice(0, last).map((l) => l + '\n').join('');
-  const rest = [...without.slice(last), ...lines.slice(end)].join('\n');
+  const blankAfter = without.slice(last).join('\n');
+  const rest = last < without.length && tail !== undefined ? `${blankAfter}\n${tail}` : last < without.length ? blankAfter : (tail ?? '');
   return { without: head + kept + rest, insertAt: head.length + kept.length, indent, labels };
+}
+
+const METADATA_LINE = /metadata:[ \t]*(?:\n|$)/y;
+const LATER_METADATA = /metadata[ \t]*:/y;
+
+/** Where the first line that is `metadata:` alone starts, or -1. */
+function metadataLine(text: string): number {
+  for (let p = 0; p >= 0; ) {
+    if (text.startsWith('metadata:', p)) {
+      METADATA_LINE.lastIndex = p;
+      if (METADATA_LINE.test(text)) return p;
+    }
+    const q = text.indexOf('\nmetadata:', p);
+    p = q < 0 ? -1 : q + 1;
+  }
+  return -1;
 }
 
 /** Where the labels of a document with block-style metadata are, or undefined to write the document out again. */
