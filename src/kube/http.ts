@@ -182,10 +182,26 @@ async function prepare(kc: KubeConfig, method: string, path: string, query: Quer
     ready = { agent, auth };
   }
   const { agent, auth } = ready;
-  const opts: RequestOptions = { method, agent, headers: { ...auth.headers, ...headers } };
+  // the request's target as options, not the URL: Node would make them from the URL again (its href
+  // serialized, a dozen fields) on every request
+  const opts: RequestOptions = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    path: url.pathname + url.search,
+    method,
+    agent,
+    headers: hasKeys(auth.headers) ? { ...auth.headers, ...headers } : headers,
+  };
   if (auth.auth) opts.auth = auth.auth;
+  else if (url.username || url.password) opts.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
   return { url, opts, send: url.protocol === 'http:' ? httpRequest : httpsRequest };
 }
+
+const hasKeys = (o: object): boolean => {
+  for (const _ in o) return true;
+  return false;
+};
 
 /** A request on a kept-alive socket that the server closed meanwhile; sent again once. */
 function staleSocket(req: ClientRequest, e: unknown, gotResponse: boolean): boolean {
@@ -227,7 +243,7 @@ export async function requestJson<T = unknown>(
   const attempt = (retry: boolean) =>
     new Promise<T>((resolve, reject) => {
       let gotResponse = false;
-      const req = send(url, { ...opts, signal: extra.signal }, (res) => {
+      const req = send({ ...opts, signal: extra.signal }, (res) => {
         gotResponse = true;
         noteServer(client, res.headers);
         requestResult(client.settings.component, method, url, res.statusCode);
@@ -292,7 +308,7 @@ export async function watchStream(kc: KubeConfig, path: string, query: Query, on
       else if (deadline.signal.aborted) reject(timeoutError('GET', url, seconds * 1000 + client.settings.watchGraceMs));
       else reject(e);
     };
-    const req = send(url, { ...opts, signal: AbortSignal.any([signal, deadline.signal]) }, (res) => {
+    const req = send({ ...opts, signal: AbortSignal.any([signal, deadline.signal]) }, (res) => {
       answered = true;
       noteServer(client, res.headers);
       // a watch counts once its answer starts, as client-go counts it
