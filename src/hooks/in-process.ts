@@ -74,6 +74,30 @@ function asList(ops: PatchOperation | PatchOperation[]): unknown[] {
   return Array.isArray(ops) ? ops : [ops];
 }
 
+/**
+ * ctx.signal, made when the hook first reads it: most hooks never do, and each Node AbortSignal left
+ * about 0.7 KB in V8's old generation (docs/performance.md, "Profile and fix"). Outside of
+ * runInProcessHook, so that the getter holds none of the run's values: a getter written in the ctx
+ * literal made every run's values, contexts and logger survive until a full collection.
+ */
+function lazyAbort(): { signal: () => AbortSignal; abort: () => void } {
+  let controller: AbortController | undefined;
+  let aborted = false;
+  return {
+    signal: () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (aborted) controller.abort();
+      }
+      return controller.signal;
+    },
+    abort: () => {
+      aborted = true;
+      controller?.abort();
+    },
+  };
+}
+
 export async function runInProcessHook(r: InProcessRun): Promise<HookOutputs> {
   const out: HookOutputs = { valuesPatch: [], configValuesPatch: [], metrics: [], kubernetes: [] };
   const where = (what: string, n: number) => `${what} of hook ${r.name}, operation ${n + 1}`;
@@ -83,8 +107,8 @@ export async function runInProcessHook(r: InProcessRun): Promise<HookOutputs> {
   const metric = (op: Record<string, unknown>) => out.metrics.push(toMetricOperation(op, r.name, where('metrics', out.metrics.length)) as MetricOperation);
   const kube = (spec: Record<string, unknown>) => out.kubernetes.push(toKubeOperation(spec, where('kubernetes', out.kubernetes.length)) as KubeOperation);
   const target = (t: KubernetesTarget) => ({ apiVersion: t.apiVersion, kind: t.kind, namespace: t.namespace, name: t.name, ...(t.subresource ? { subresource: t.subresource } : {}) });
-  const controller = new AbortController();
-  const ctx: HookContext = {
+  const abort = lazyAbort();
+  const fields: Omit<HookContext, 'signal'> = {
     // a copy: the objects of snapshots are the monitors' own, shared between bindings (hooks/snapshot.ts)
     bindingContext: cloneJson(r.bindingContext as JsonValue[]) as Array<Record<string, unknown>>,
     values: cloneJson(r.values as JsonValue) as JsonObject,
@@ -107,12 +131,12 @@ export async function runInProcessHook(r: InProcessRun): Promise<HookOutputs> {
       jqPatch: (t, jqFilter, o = {}) => kube({ operation: 'JQPatch', ...target(t), jqFilter, ...o }),
     },
     log: (message, fields) => r.log?.('stdout', message, fields),
-    signal: controller.signal,
   };
+  const ctx = Object.defineProperty(fields, 'signal', { get: abort.signal, enumerable: true }) as HookContext;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
+      abort.abort();
       reject(new HookRunError(`hook ${r.name} failed: timed out after ${r.timeoutMs / 1000}s`));
     }, r.timeoutMs);
   });

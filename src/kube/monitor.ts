@@ -244,6 +244,12 @@ class Monitor implements BindingMonitor {
     return entries.sort(byKey).map((e) => e[1]);
   }
 
+  snapshotSize(): number {
+    let n = 0;
+    for (const list of this.sources.values()) for (const s of list) n += s.cache.size;
+    return n;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.live = false;

@@ -62,22 +62,48 @@ export class HookMetricsStorage {
         throw new UserError(`hook ${hook}: metric "${op.name}" is used as a ${known ?? TYPE_OF[batchType]} and as a ${TYPE_OF[op.action]}`);
       }
     }
-    for (const group of new Set(ops.map((o) => o.group))) this.expire(group);
-    for (const op of ops) {
-      if (op.action === 'expire') continue;
+    // What each group of the batch owns after it, as (metric name, series key) refs.
+    const owners = new Map<string, Set<string>>();
+    const refs = ops.map((op) => {
+      let owned = owners.get(op.group);
+      if (!owned) owners.set(op.group, (owned = new Set()));
+      if (op.action === 'expire') return undefined;
       const labels = module === undefined ? { ...op.labels, hook } : { ...op.labels, hook, module };
       const key = labelKey(labels);
+      const ref = JSON.stringify([op.name, key]);
+      owned.add(ref);
+      return { labels, key };
+    });
+    // The series the batch's groups own are dropped. Those the batch sets again start afresh in place,
+    // and the others go after the batch has added its own: a map emptied and filled again at every run
+    // (hooks of several modules share a group: the hook's name) makes V8 allocate it new tables in its
+    // old generation, garbage only a full collection frees.
+    const again = new Set<string>();
+    for (const owned of owners.values()) for (const ref of owned) again.add(ref);
+    const dropped: string[] = [];
+    for (const group of owners.keys()) {
+      for (const ref of this.groups.get(group) ?? []) {
+        if (!again.has(ref)) {
+          dropped.push(ref);
+          continue;
+        }
+        const s = this.seriesOf(ref);
+        if (!s) continue;
+        s.value = 0;
+        s.buckets = s.counts = s.count = undefined;
+      }
+    }
+    ops.forEach((op, i) => {
+      if (op.action === 'expire') return;
+      const { labels, key } = refs[i]!;
       let metric = this.metrics.get(op.name);
       if (!metric) this.metrics.set(op.name, (metric = { type: TYPE_OF[op.action], series: new Map() }));
       let s = metric.series.get(key);
-      if (!s) {
-        s = { labels, value: 0 };
-        if (op.action === 'observe') {
-          s.buckets = [...op.buckets].sort((a, b) => a - b);
-          s.counts = s.buckets.map(() => 0);
-          s.count = 0;
-        }
-        metric.series.set(key, s);
+      if (!s) metric.series.set(key, (s = { labels, value: 0 }));
+      if (op.action === 'observe' && !s.buckets) {
+        s.buckets = [...op.buckets].sort((a, b) => a - b);
+        s.counts = s.buckets.map(() => 0);
+        s.count = 0;
       }
       if (op.action === 'set') s.value = op.value;
       else if (op.action === 'add') s.value += op.value;
@@ -88,21 +114,31 @@ export class HookMetricsStorage {
           if (op.value <= b) s.counts![i]! += 1;
         });
       }
-      let owned = this.groups.get(op.group);
-      if (!owned) this.groups.set(op.group, (owned = new Set()));
-      owned.add(JSON.stringify([op.name, key]));
+    });
+    for (const ref of dropped) this.dropSeries(ref);
+    for (const [group, owned] of owners) {
+      const before = this.groups.get(group);
+      if (owned.size === 0) this.groups.delete(group);
+      else if (!before || before.size !== owned.size || [...owned].some((ref) => !before.has(ref))) this.groups.set(group, owned);
     }
+  }
+
+  private seriesOf(ref: string): Series | undefined {
+    const [name, key] = JSON.parse(ref) as [string, string];
+    return this.metrics.get(name)?.series.get(key);
+  }
+
+  private dropSeries(ref: string): void {
+    const [name, key] = JSON.parse(ref) as [string, string];
+    const metric = this.metrics.get(name);
+    metric?.series.delete(key);
+    if (metric && metric.series.size === 0) this.metrics.delete(name);
   }
 
   expire(group: string): void {
     const owned = this.groups.get(group);
     if (!owned) return;
-    for (const ref of owned) {
-      const [name, key] = JSON.parse(ref) as [string, string];
-      const metric = this.metrics.get(name);
-      metric?.series.delete(key);
-      if (metric && metric.series.size === 0) this.metrics.delete(name);
-    }
+    for (const ref of owned) this.dropSeries(ref);
     this.groups.delete(group);
   }
 

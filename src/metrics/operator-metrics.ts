@@ -305,8 +305,15 @@ export class OperatorMetrics {
 
   /** The Prometheus text exposition of every metric. */
   async render(): Promise<string> {
+    return (await this.renderParts()).join('');
+  }
+
+  /** render()'s text in parts, for a response that sends them one after another without joining them. */
+  async renderParts(): Promise<string[]> {
     for (const refresh of this.refreshScraped) refresh();
-    return this.families.render() + '\n' + (await this.registry.metrics());
+    const families = this.families.renderParts();
+    families.push('\n', await this.registry.metrics());
+    return families;
   }
 
   get contentType(): string {

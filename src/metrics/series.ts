@@ -177,6 +177,9 @@ export class HistogramFamily extends Family<HistogramSeries> {
   }
 }
 
+/** The size of a part of renderParts(), well under V8's large-object size (128 KiB). */
+const PART_CHARS = 32_768;
+
 /** A set of families rendered together, in the order they were added. */
 export class FamilySet {
   private readonly families: Family<Series>[] = [];
@@ -188,11 +191,33 @@ export class FamilySet {
 
   /** The exposition of every family, each followed by a blank line as prom-client separates them. */
   render(): string {
+    return this.renderParts().join('');
+  }
+
+  /**
+   * render()'s text in parts of about PART_CHARS characters (with the line breaks between them): a
+   * scrape sends them one after another. Joined, the text of a thousand hooks' series is a string of a
+   * megabyte, which V8 allocates in its large-object space and keeps until a full collection when a
+   * young collection finds it alive.
+   */
+  renderParts(): string[] {
     const out: string[] = [];
     for (const f of this.families) {
       f.render(out);
       out.push('');
     }
-    return out.join('\n');
+    // each element is a line or a series' lines
+    const parts: string[] = [];
+    let start = 0;
+    let chars = 0;
+    for (let i = 0; i < out.length; i++) {
+      chars += out[i]!.length + 1;
+      if (chars < PART_CHARS && i < out.length - 1) continue;
+      if (parts.length) parts.push('\n');
+      parts.push(out.slice(start, i + 1).join('\n'));
+      start = i + 1;
+      chars = 0;
+    }
+    return parts;
   }
 }

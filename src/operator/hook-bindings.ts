@@ -70,6 +70,13 @@ export class HookBindings {
   /** The hook's current snapshots, by binding name (bindings sharing a name share it). */
   readonly snapshots: SnapshotSource = (name) => this.kube.filter((s) => s.binding.name === name).flatMap((s) => s.monitor.snapshot());
 
+  /** How many objects `snapshots(name)` holds, without building it. */
+  snapshotSize(name: string): number {
+    let n = 0;
+    for (const s of this.kube) if (s.binding.name === name) n += s.monitor.snapshotSize();
+    return n;
+  }
+
   /**
    * Starts a monitor per kubernetes binding and waits for every first list; returns one
    * Synchronization context per binding with the objects listed. All or nothing: on an error the
@@ -147,7 +154,7 @@ export class HookBindings {
   snapshotsDump(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const s of this.kube) {
-      const count = s.monitor.snapshot().length;
+      const count = s.monitor.snapshotSize();
       const name = s.binding.name;
       // bindings sharing a name: one entry per name, with the first binding's counters (as one map in Go)
       if (name in out) continue;

@@ -31,8 +31,6 @@ const OUTCOME_TEXT: Record<string, string> = { installed: 'installed', upgraded:
 
 export function observeTasks(rt: Runtime): void {
   const metrics = rt.opts.metrics;
-  /** First start of tasks that are still in a queue (a task may run several times: Keep, Repeat). */
-  const firstStart = new Map<string, number>();
   let convergesSeen = rt.converge.convergeCount;
   let convergeActivation = '';
 
@@ -42,8 +40,9 @@ export function observeTasks(rt: Runtime): void {
   };
 
   rt.queues.on('taskStarted', (e: TaskStartedEvent<TaskMeta>) => {
-    if (firstStart.has(e.task.id)) return;
-    firstStart.set(e.task.id, performance.now());
+    // a task may run several times (Keep, Repeat): what follows is for its first start
+    if (e.task.firstStartedAt !== undefined) return;
+    e.task.firstStartedAt = performance.now();
     const meta = e.task.metadata;
     metrics?.taskWait(waitLabels(meta, e.task.type, e.queue), e.waitMs / 1000);
     if (meta.kind === 'ConvergeModules') convergeActivation = meta.convergeEvent;
@@ -54,8 +53,8 @@ export function observeTasks(rt: Runtime): void {
     const done = e.status === 'Success' || e.status === 'Fail';
     const meta = e.task.metadata;
     if (done) {
-      const started = firstStart.get(e.task.id);
-      firstStart.delete(e.task.id);
+      const started = e.task.firstStartedAt;
+      e.task.firstStartedAt = undefined;
       const ms = started === undefined ? e.durationMs : performance.now() - started;
       const ok = e.status === 'Success';
       if (meta.kind === 'ModuleRun') {

@@ -25,6 +25,8 @@ export interface BindingMonitor {
   start(): Promise<void>;
   /** The current snapshot, sorted by namespace then name. */
   snapshot(): readonly SnapshotItem[];
+  /** How many items the snapshot holds, without building it (the metrics' scrape counts them). */
+  snapshotSize(): number;
   stop(): Promise<void>;
 }
 

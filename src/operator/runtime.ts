@@ -79,7 +79,7 @@ export class Runtime {
   private readonly modules = new Map<string, ModuleState>();
   /** ParallelModuleRun task id → modules of the group that have not succeeded yet. */
   readonly parallelGroups = new Map<string, Set<string>>();
-  /** module → the end of its last hook run: one module's hooks never run at the same time. */
+  /** module → the end of its last hook run (kept once settled): one module's hooks never run at the same time. */
   private readonly moduleHookChains = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -141,11 +141,13 @@ export class Runtime {
     const run = before.then(() =>
       this.withOutputs(hook, bindingType, queue, contexts, (rt) => this.manager.runModuleHook(module, hook, contexts, this.bindingsOf(hook).snapshots, rt)),
     );
-    const tail = run.catch(() => {});
+    // settles with nothing (the outcome is not kept); the entry stays, one settled promise per module:
+    // deleting it whenever a chain ended made V8 allocate the map a new table in its old generation
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
     this.moduleHookChains.set(module, tail);
-    void tail.then(() => {
-      if (this.moduleHookChains.get(module) === tail) this.moduleHookChains.delete(module);
-    });
     return run;
   }
 

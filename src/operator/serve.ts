@@ -55,7 +55,7 @@ export function metricSources(ref: RuntimeRef): ScrapeSources {
           binding: b.name,
           queue: b.queue,
           kind: b.kind,
-          objects: rt.bindingsOf(h).snapshots(b.name).length,
+          objects: rt.bindingsOf(h).snapshotSize(b.name),
         })),
       );
     },
@@ -71,7 +71,7 @@ export function httpSources(ref: RuntimeRef, metrics: OperatorMetrics, hookMetri
     ...(readiness ? { readiness } : {}),
     convergeText: () => converge().text(),
     convergeJson: () => converge().json(),
-    metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
+    metrics: async () => ({ contentType: metrics.contentType, body: await metrics.renderParts() }),
     hookMetrics: () => hookMetrics.render(),
     status: () => {
       const rt = ref();

@@ -125,7 +125,11 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
 
   private items: Task<M>[] = [];
   private readonly byId = new Map<string, Task<M>>();
-  /** Queued compactable tasks per compaction id. */
+  /**
+   * Queued compactable tasks per compaction id. Ids that had tasks stay, at 0: a map emptied and filled
+   * again at every task (a queue that drains as fast as it fills) makes V8 allocate it a new table
+   * each time, in its old generation, as garbage only a full collection frees.
+   */
   private readonly idCounts = new Map<string, number>();
   /** Compaction ids that reached the threshold since their last compaction. */
   private readonly reachedCap = new Set<string>();
@@ -236,7 +240,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
 
   /** Queued compactable tasks per compaction id. */
   compactableTaskCounts(): ReadonlyMap<string, number> {
-    return new Map(this.idCounts);
+    return new Map([...this.idCounts].filter(([, n]) => n > 0));
   }
 
   override toString(): string {
@@ -605,9 +609,8 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
     this.byId.delete(t.id);
     const cid = this.compactionIdOf(t);
     if (cid === undefined) return;
-    const n = (this.idCounts.get(cid) ?? 0) - 1;
-    if (n > 0) this.idCounts.set(cid, n);
-    else this.idCounts.delete(cid);
+    const n = Math.max(0, (this.idCounts.get(cid) ?? 0) - 1);
+    this.idCounts.set(cid, n);
     if (n < this.threshold) this.reachedCap.delete(cid);
     if (this.mergeTargets.get(cid) === t) this.mergeTargets.delete(cid);
   }

@@ -16,8 +16,11 @@ export interface HttpSources {
   readiness?(): Promise<{ code: number; body: string } | undefined>;
   convergeText(): string;
   convergeJson(): unknown;
-  /** `/metrics`: the operator's registry. */
-  metrics(): Promise<{ contentType: string; body: string }>;
+  /**
+   * `/metrics`: the operator's registry, as the parts of its text (sent one after another: their
+   * concatenation would be copied once more, a megabyte per scrape with thousands of series).
+   */
+  metrics(): Promise<{ contentType: string; body: string | readonly string[] }>;
   /** `/metrics/hooks`: metrics written by hooks. */
   hookMetrics(): string;
   /** `/status.json`: what the status page shows (never values or Secret data). */
@@ -30,7 +33,7 @@ export interface HttpServerOptions {
   sources: HttpSources;
 }
 
-type Reply = { code: number; type: string; body: string };
+type Reply = { code: number; type: string; body: string | readonly string[] };
 type Route = (url: URL) => Reply | Promise<Reply>;
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -107,7 +110,11 @@ export class HttpServer {
         reply = text(`${e instanceof Error ? e.message : String(e)}\n`, 500);
       }
     }
-    res.writeHead(reply.code, { 'Content-Type': reply.type, 'Content-Length': Buffer.byteLength(reply.body), 'Cache-Control': 'no-store' });
-    res.end(req.method === 'HEAD' ? undefined : reply.body);
+    const parts = typeof reply.body === 'string' ? [reply.body] : reply.body;
+    let length = 0;
+    for (const p of parts) length += Buffer.byteLength(p);
+    res.writeHead(reply.code, { 'Content-Type': reply.type, 'Content-Length': length, 'Cache-Control': 'no-store' });
+    if (req.method !== 'HEAD') for (const p of parts) res.write(p);
+    res.end();
   }
 }

@@ -115,3 +115,44 @@ test('in-process hooks: a thrown error or bad output fails the run, a run past i
   await assert.rejects(byName.get('hooks/badop.hook.mjs')!.run(req, runtime(root)), /values patch of hook hooks\/badop\.hook\.mjs, operation 1: unknown op "frob"/);
   await assert.rejects(byName.get('hooks/slow.hook.mjs')!.run(req, { ...runtime(root), timeoutMs: 100 }), /hook hooks\/slow\.hook\.mjs failed: timed out after 0\.1s/);
 });
+
+test('in-process hooks: ctx.signal, made when first read, is aborted at the timeout also when first read after it, and is an own property', async () => {
+  const root = makeTree({
+    'hooks/late.hook.mjs': `export const config = { configVersion: 'v1', beforeHelm: 1 };
+export function run(ctx) {
+  globalThis.__lateHook = { keys: Object.keys(ctx) };
+  return new Promise((resolve) => setTimeout(() => {
+    Object.assign(globalThis.__lateHook, { aborted: ctx.signal.aborted, same: { ...ctx }.signal === ctx.signal });
+    resolve();
+  }, 300));
+}
+`,
+  });
+  const [hook] = await loadHooks(join(root, 'hooks'), { kind: 'module', module: 'm', timeoutMs: 10_000 });
+  const req = { contexts: [], values: { global: {}, m: {} }, configValues: { global: {}, m: {} } };
+  await assert.rejects(hook!.run(req, { ...runtime(root), timeoutMs: 50 }), /timed out after 0\.05s/);
+  const g = globalThis as { __lateHook?: { keys: string[]; aborted?: boolean; same?: boolean } };
+  for (let i = 0; i < 100 && g.__lateHook?.aborted === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(g.__lateHook?.keys.includes('signal'), 'signal is an enumerable own property of ctx');
+  assert.equal(g.__lateHook?.aborted, true);
+  assert.equal(g.__lateHook?.same, true, 'one signal per run, copied by a spread of ctx');
+  delete g.__lateHook;
+
+  // a hook that never reads ctx.signal costs no AbortController (each left about 0.7 KB of old-generation garbage)
+  const quietRoot = makeTree({ 'hooks/quiet.hook.mjs': "export const config = { configVersion: 'v1', beforeHelm: 1 };\nexport function run(ctx) { ctx.values; }\n" });
+  const [quiet] = await loadHooks(join(quietRoot, 'hooks'), { kind: 'module', module: 'm', timeoutMs: 10_000 });
+  const Original = globalThis.AbortController;
+  let made = 0;
+  globalThis.AbortController = class extends Original {
+    constructor() {
+      super();
+      made++;
+    }
+  };
+  try {
+    await quiet!.run(req, runtime(quietRoot));
+  } finally {
+    globalThis.AbortController = Original;
+  }
+  assert.equal(made, 0);
+});

@@ -260,11 +260,13 @@ test('namespace.labelSelector: namespaces that start matching add their objects,
   await until(() => w.events.length === 2, 'a later object of the new namespace');
   assert.deepEqual(w.events, ['Added team-2/two', 'Added team-2/three']);
   assert.deepEqual(w.ids(), ['team-1/one', 'team-2/three', 'team-2/two']);
+  assert.equal(w.monitor.snapshotSize(), 3, 'the size counts the objects of every namespace');
 
   await api.labelNamespace('team-2', { watch: null });
   await until(() => w.events.length === 4, 'the objects of the namespace that stopped matching');
   assert.deepEqual(w.events.slice(2), ['Deleted team-2/three', 'Deleted team-2/two']);
   assert.deepEqual(w.ids(), ['team-1/one']);
+  assert.equal(w.monitor.snapshotSize(), 1);
   await until(() => sandbox.watchCount() === 2, 'the informer of team-2 to stop');
   assert.ok(!sandbox.requests.some((q) => q.path.startsWith('/api/v1/namespaces/other/')), 'no informer for a namespace that never matched');
 

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Logger } from 'pino';
 import { createLogger, hookLineLogger } from '../../src/log/logger.js';
+import { withTaskLabels } from '../../src/log/task-labels.js';
 
 function capture(type: 'json' | 'text' | 'color', noTime = true) {
   const lines: string[] = [];
@@ -38,4 +40,23 @@ test('text and color types print one readable line per record', () => {
   const t = capture('text', false);
   t.logger.info('x');
   assert.match(t.lines[0]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}x\n$/);
+});
+
+test("a hook's line logger makes its child logger at the first line, with the task's labels of when it was made", () => {
+  const { logger, lines } = capture('json');
+  let made = 0;
+  const counting = Object.create(logger) as Logger;
+  counting.child = ((bindings: Record<string, unknown>) => {
+    made++;
+    return logger.child(bindings);
+  }) as Logger['child'];
+  const log = withTaskLabels({ queue: 'main', task: 'HookRun' }, () => hookLineLogger(counting, { hook: 'hooks/a.sh' }));
+  assert.equal(made, 0, 'no child logger for a run that writes no line');
+  log('stdout', 'one');
+  log('stdout', 'two');
+  assert.equal(made, 1);
+  assert.deepEqual(lines.map((l) => JSON.parse(l)), [
+    { level: 'info', queue: 'main', task: 'HookRun', hook: 'hooks/a.sh', output: 'stdout', msg: 'one' },
+    { level: 'info', queue: 'main', task: 'HookRun', hook: 'hooks/a.sh', output: 'stdout', msg: 'two' },
+  ]);
 });

@@ -43,3 +43,41 @@ test('a metric used with two types fails and changes nothing', () => {
   assert.throws(() => s.apply('h3', parseMetrics('{"name":"n","add":1}{"name":"n","set":1}', 'h3')), /used as a counter and as a gauge/);
   assert.equal(s.render(), '# HELP m m\n# TYPE m gauge\nm{hook="h"} 1\n');
 });
+
+test('a series its group sets again at every run starts afresh, also a histogram with new buckets, and one shared with a group left alone keeps counting', () => {
+  const s = new HookMetricsStorage();
+  const run = (text: string) => s.apply('h', parseMetrics(text, 'h'));
+  run('{"name":"runs","add":2}{"name":"runs","add":1}{"name":"lat","action":"observe","value":0.5,"buckets":[1],"group":"g"}{"name":"shared","add":1,"group":"keep"}');
+  run('{"name":"runs","add":1}{"name":"lat","action":"observe","value":3,"buckets":[5,2],"group":"g"}{"name":"shared","add":1,"group":"g"}');
+  assert.equal(
+    s.render(),
+    [
+      '# HELP lat lat',
+      '# TYPE lat histogram',
+      'lat_bucket{hook="h",le="2"} 0',
+      'lat_bucket{hook="h",le="5"} 1',
+      'lat_bucket{hook="h",le="+Inf"} 1',
+      'lat_sum{hook="h"} 3',
+      'lat_count{hook="h"} 1',
+      '# HELP runs runs',
+      '# TYPE runs counter',
+      'runs{hook="h"} 1',
+      '# HELP shared shared',
+      '# TYPE shared counter',
+      'shared{hook="h"} 2',
+      '',
+    ].join('\n'),
+  );
+  // group g now owns lat and shared: a run of g that sets only lat drops shared; expire drops the rest
+  run('{"name":"lat","action":"observe","value":1,"buckets":[1],"group":"g"}');
+  assert.match(s.render(), /lat_bucket\{hook="h",le="1"\} 1\n/);
+  assert.doesNotMatch(s.render(), /shared/);
+  run('{"action":"expire","group":"g"}');
+  assert.equal(s.render(), '# HELP runs runs\n# TYPE runs counter\nruns{hook="h"} 1\n');
+});
+
+test('hooks of two modules with the same name share their default group, as in Go: a run of one drops the series of the other', () => {
+  const s = new HookMetricsStorage();
+  for (const module of ['a', 'b', 'a']) s.apply('hooks/watch.mjs', parseMetrics('{"name":"seen","set":1}', 'hooks/watch.mjs'), module);
+  assert.equal(s.render(), '# HELP seen seen\n# TYPE seen gauge\nseen{hook="hooks/watch.mjs",module="a"} 1\n');
+});

@@ -120,3 +120,17 @@ test("the object patcher's API requests have their own object_patcher_ metrics, 
   assert.match(text, /\nobject_patcher_kubernetes_client_request_latency_seconds_bucket\{component="object_patcher",verb="POST",url="https:\/\/h\/api\/v1\/namespaces\/%7Bnamespace%7D\/configmaps",le="0\.005"\} 1\n/);
   assert.doesNotMatch(text, /addon_operator_kubernetes_client_request_result_total\{component="object_patcher"/);
 });
+
+test('a large exposition is rendered in parts of about 32 KB, whose concatenation is the text, line for line', () => {
+  const set = new FamilySet();
+  const c = set.add(new ValueFamily('runs_total', 'Runs', 'counter', ['hook']));
+  const g = set.add(new ValueFamily('small', 'Small', 'gauge', []));
+  for (let i = 0; i < 1000; i++) c.inc([`hook-${String(i).padStart(4, '0')}-${'x'.repeat(100)}`]);
+  g.set([], 1);
+  const parts = set.renderParts();
+  const lines = ['# HELP runs_total Runs', '# TYPE runs_total counter', ...Array.from({ length: 1000 }, (_, i) => `runs_total{hook="hook-${String(i).padStart(4, '0')}-${'x'.repeat(100)}"} 1`), '', '# HELP small Small', '# TYPE small gauge', 'small 1', ''];
+  assert.equal(parts.join(''), lines.join('\n'));
+  assert.equal(set.render(), lines.join('\n'));
+  assert.ok(parts.length > 4, `${parts.length} parts`);
+  for (const p of parts) assert.ok(p.length < 40_000, `a part of ${p.length} characters`);
+});

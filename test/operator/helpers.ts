@@ -111,6 +111,10 @@ class MemoryMonitor implements BindingMonitor {
     return [...this.items.values()].sort(compareSnapshotItems);
   }
 
+  snapshotSize(): number {
+    return this.items.size;
+  }
+
   async stop(): Promise<void> {
     this.started = false;
     this.kube.register(this, false);

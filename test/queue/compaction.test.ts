@@ -74,6 +74,7 @@ test('500 queued events for one hook end in one task; the other tasks keep their
     runs.map(([n]) => n),
     ['running', 'e1', ...others],
   );
+  assert.deepEqual([...q.compactableTaskCounts()], [], 'a drained queue counts no compactable task');
   await q.stop();
 });
 
