@@ -11,6 +11,22 @@ import { hookLabel, type GlobalHookRunMeta, type ModuleHookRunMeta, type Operato
 
 type HookRunMeta = GlobalHookRunMeta | ModuleHookRunMeta;
 
+function asCombinable(t: OperatorTask) {
+  const m = t.metadata as HookRunMeta;
+  return { task: t, hookKey: m.hook?.id ?? '', taskType: t.type + (m.sync ? ':sync' : ''), contexts: m.contexts };
+}
+
+/**
+ * The tasks from `from` on, looked at lazily: combining stops at the first task for another hook, and
+ * the queue may be long. A generator of the module, not one declared in combineFollowing: each
+ * generator function made per call gave its generator objects a hidden class of their own, which V8
+ * keeps until a full collection, and with it the queue's tasks the closure saw (docs/performance.md,
+ * "Profile and fix": 112 against 46 MB reaching the old generation over bench/memory's events).
+ */
+function* following(all: readonly OperatorTask[], from: number) {
+  for (let i = from; i < all.length; i++) yield asCombinable(all[i]!);
+}
+
 /**
  * Takes the tasks for the same hook that directly follow `task` into its contexts (v1 hooks only). A
  * Synchronization run combines only when its binding has a group (shell-operator: the grouped
@@ -18,16 +34,8 @@ type HookRunMeta = GlobalHookRunMeta | ModuleHookRunMeta;
  * bindings are unlocked when this one finishes.
  */
 function combineFollowing(task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>): void {
-  const asCombinable = (t: OperatorTask) => {
-    const m = t.metadata as HookRunMeta;
-    return { task: t, hookKey: m.hook?.id ?? '', taskType: t.type + (m.sync ? ':sync' : ''), contexts: m.contexts };
-  };
   const all = queue.tasks();
-  // looked at lazily: combining stops at the first task for another hook, the queue may be long
-  function* following() {
-    for (let i = all.indexOf(task) + 1; i < all.length; i++) yield asCombinable(all[i]!);
-  }
-  const combined = combineBindingContexts(asCombinable(task), following(), { hookVersion: meta.hook.config.version });
+  const combined = combineBindingContexts(asCombinable(task), following(all, all.indexOf(task) + 1), { hookVersion: meta.hook.config.version });
   if (!combined) return;
   for (const c of combined.combined) {
     queue.remove(c.task.id);
