@@ -17,6 +17,8 @@
  *   node --import tsx bench/soak.ts [--minutes 30] [--modules 100] [--bindings 40] [--objects 2000]
  *     [--rate 20] (object changes a second) [--config-every 30] (seconds) [--sample-every 10] (seconds)
  *     [--window 5] (minutes) [--out FILE] (samples as JSON)
+ *     [--operator-node-flags '--trace-gc ...'] [--operator-log FILE] (the operator's stdout after its first
+ *       converge: with --trace-gc, the live heap after each full collection, to tell a leak from the heap's layout)
  * Needs dist/ (npm run build). Exit status 1 when a target is missed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +44,10 @@ const SAMPLE_EVERY = arg('--sample-every', 10);
 const WINDOW = arg('--window', 5);
 const outIdx = process.argv.indexOf('--out');
 const OUT = outIdx > 0 ? resolve(process.argv[outIdx + 1]!) : undefined;
+const flagIdx = process.argv.indexOf('--operator-node-flags');
+const OPERATOR_FLAGS = flagIdx > 0 ? process.argv[flagIdx + 1]!.split(' ').filter(Boolean) : [];
+const logIdx = process.argv.indexOf('--operator-log');
+const OPERATOR_LOG = logIdx > 0 ? resolve(process.argv[logIdx + 1]!) : undefined;
 const WARM_MINUTES = 5;
 
 /** One reading of the operator's resident memory, `s` seconds after the soak began. */
@@ -125,7 +131,7 @@ async function main(): Promise<void> {
   let cluster: Cluster | undefined;
   try {
     const set = writeModuleSet(root, { modules: MODULES, bindings: BINDINGS, objects: OBJECTS, namespace: NS });
-    cluster = await startCluster(set);
+    cluster = await startCluster(set, { nodeFlags: OPERATOR_FLAGS, logFile: OPERATOR_LOG });
     const c = cluster;
     const kc = new KubeConfig();
     kc.loadFromFile(c.kubeconfig);
@@ -179,7 +185,7 @@ async function main(): Promise<void> {
     const rss: RssSample[] = [];
     const minutes: Sample[] = [];
     const save = () => {
-      if (OUT) writeFileSync(OUT, `${JSON.stringify({ minutes: MINUTES, modules: MODULES, bindings: BINDINGS, objects: OBJECTS, rate: RATE, configEvery: CONFIG_EVERY, sampleEvery: SAMPLE_EVERY, window: WINDOW, nodeFlags: shippedNodeFlags(), perMinute: minutes, rss }, null, 1)}\n`);
+      if (OUT) writeFileSync(OUT, `${JSON.stringify({ minutes: MINUTES, modules: MODULES, bindings: BINDINGS, objects: OBJECTS, rate: RATE, configEvery: CONFIG_EVERY, sampleEvery: SAMPLE_EVERY, window: WINDOW, nodeFlags: [...shippedNodeFlags(), ...OPERATOR_FLAGS], perMinute: minutes, rss }, null, 1)}\n`);
     };
     const perMinute = Math.round(60 / SAMPLE_EVERY);
     for (let k = 1; k <= MINUTES * perMinute; k++) {

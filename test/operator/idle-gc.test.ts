@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { collectWhenIdle, gcFunction } from '../../src/operator/idle-gc.js';
+import { getHeapStatistics } from 'node:v8';
+import { collectWhenIdle, gcFunction, reduceMemory } from '../../src/operator/idle-gc.js';
 import { waitFor as until } from '../helpers/wait.js';
 
 class Queues extends EventEmitter {
@@ -24,10 +25,26 @@ test('gcFunction gives a working gc without --expose-gc: a weakly held object is
   assert.equal(ref!.deref(), undefined);
 });
 
+test('reduceMemory gives the heap back: far less stays committed than after a plain full collection', async () => {
+  const garbage = () => {
+    let keep: unknown[] | undefined = [];
+    for (let i = 0; i < 300_000; i++) keep.push({ i, s: `value ${i}` });
+    keep = undefined;
+    return keep;
+  };
+  garbage();
+  gcFunction()();
+  const afterPlain = getHeapStatistics().total_heap_size;
+  garbage();
+  await reduceMemory();
+  const afterReduce = getHeapStatistics().total_heap_size;
+  assert.ok(afterReduce < afterPlain / 2, `committed heap ${afterReduce} B after reduceMemory, ${afterPlain} B after gc()`);
+});
+
 test('collects once the queues stay empty for the idle time after a finished task, not while tasks wait', async () => {
   const q = new Queues();
   const runs: number[] = [];
-  const stop = collectWhenIdle(q, { idleMs: 1000, minIntervalMs: 0, secondAfterMs: 5, onCollected: (r) => runs.push(r.rssAfterMiB) });
+  const stop = collectWhenIdle(q, { idleMs: 1000, minIntervalMs: 0, onCollected: (r) => runs.push(r.rssAfterMiB) });
   try {
     await sleep(50);
     assert.equal(runs.length, 0, 'nothing finished yet: no collection');
@@ -52,7 +69,7 @@ test('collects once the queues stay empty for the idle time after a finished tas
 test('at most one collection per minIntervalMs; none after stop', async () => {
   const q = new Queues();
   let runs = 0;
-  const stop = collectWhenIdle(q, { idleMs: 10, minIntervalMs: 2000, secondAfterMs: 5, onCollected: () => runs++ });
+  const stop = collectWhenIdle(q, { idleMs: 10, minIntervalMs: 2000, onCollected: () => runs++ });
   q.finish();
   await until(() => runs === 1, 'the first collection');
   q.finish();
@@ -63,4 +80,36 @@ test('at most one collection per minIntervalMs; none after stop', async () => {
   q.finish();
   await sleep(100);
   assert.equal(runs, 2);
+});
+
+test('under steady work (never idle for idleMs) a collection comes at the first empty queues once busyIntervalMs has passed', async () => {
+  const q = new Queues();
+  let runs = 0;
+  const stop = collectWhenIdle(q, { idleMs: 60_000, minIntervalMs: 0, busyIntervalMs: 400, onCollected: () => runs++ });
+  try {
+    // a task always queued behind the one that finishes: no collection, however long
+    q.totalTasks = 1;
+    for (let i = 0; i < 30; i++) {
+      await sleep(20);
+      q.finish();
+    }
+    assert.equal(runs, 0, 'never empty: no collection');
+    // the queues empty between tasks, never idle for idleMs
+    q.totalTasks = 0;
+    q.finish();
+    await until(() => runs === 1, 'the collection of a busy operator');
+    for (let i = 0; i < 5; i++) {
+      await sleep(20);
+      q.finish();
+    }
+    await sleep(100);
+    assert.equal(runs, 1, 'the next one waits for busyIntervalMs again');
+    await until(async () => {
+      q.finish();
+      await sleep(20);
+      return runs === 2;
+    }, 'the second busy collection');
+  } finally {
+    stop();
+  }
 });
