@@ -8,8 +8,9 @@
  *
  * Why: V8 sizes its old-generation limit from the machine's memory (about 4 GiB on a 16+ GiB host),
  * so after a burst of events (a converge, 10,000 object changes) the garbage of that burst stays
- * resident until the next burst pushes the heap over a far-away limit; V8's own memory reducer does
- * not run for a process that sits idle in epoll. Go's runtime forces a collection every 2 minutes and
+ * resident until the next burst pushes the heap over a far-away limit; V8's own memory reducer comes
+ * only after seconds of a low allocation rate (in `--trace-gc`, a `Mark-Compact (reduce)` about 7 s
+ * after bench/memory's events), and never under a steady stream. Go's runtime forces a collection every 2 minutes and
  * returns freed memory to the OS; this is the operator's equivalent, taken when nothing runs, so it
  * never delays a task. A collection of the operator's live heap (tens of MiB) takes tens of ms.
  *
