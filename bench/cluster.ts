@@ -26,13 +26,34 @@ export function procCpuMs(pid: number): number {
 const REPO = resolve(import.meta.dirname, '..');
 export const CLI = join(REPO, 'dist/cli/main.js');
 
-/** The Node flags the operator ships with: those of the bin's shebang line (`#!/usr/bin/env -S node FLAGS`). */
-export function shippedNodeFlags(): string[] {
-  const line = readFileSync(CLI, 'utf8').split('\n', 1)[0]!;
-  const m = /^#!\S*env(?: -S)? node((?: \S+)*)$/.exec(line);
-  if (!m) throw new Error(`${CLI}: unexpected first line ${JSON.stringify(line)}`);
-  return m[1]!.split(' ').filter(Boolean);
+/**
+ * How the operator ships: what its bin's shebang line (`#!/usr/bin/env -S [NAME=VALUE...] node FLAGS`)
+ * sets, the environment (glibc's malloc settings) and the Node flags.
+ */
+export interface Shipped {
+  env: Record<string, string>;
+  nodeFlags: string[];
 }
+
+export function shipped(): Shipped {
+  const line = readFileSync(CLI, 'utf8').split('\n', 1)[0]!;
+  const m = /^#!\S*env -S((?: [A-Za-z_][A-Za-z0-9_]*=\S*)*) node((?: \S+)*)$/.exec(line);
+  if (!m) throw new Error(`${CLI}: unexpected first line ${JSON.stringify(line)}`);
+  const env = Object.fromEntries(m[1]!.split(' ').filter(Boolean).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+  return { env, nodeFlags: m[2]!.split(' ').filter(Boolean) };
+}
+
+/** The command line of the operator as `how` starts it, for the bench's log: `NAME=VALUE node FLAGS dist/cli/main.js start`. */
+export function describeCommand(how: Shipped): string {
+  return [...Object.entries(how.env).map(([k, v]) => `${k}=${v}`), 'node', ...how.nodeFlags, 'dist/cli/main.js start'].join(' ');
+}
+
+/** As it ships (`shipped()`), or with Node's and glibc's defaults (`bare`); `nodeFlags` after those. */
+export function operatorCommand(o: { bare?: boolean; nodeFlags?: string[] }): Shipped {
+  const base = o.bare ? { env: {}, nodeFlags: [] } : shipped();
+  return { env: base.env, nodeFlags: [...base.nodeFlags, ...(o.nodeFlags ?? [])] };
+}
+
 export const SHARDS = 10;
 
 export interface SetShape {
@@ -130,8 +151,8 @@ export interface Cluster {
 
 /**
  * Starts the sandbox and the operator, and resolves when the first converge is done. The operator runs
- * as it ships: with the bin's shebang flags (shippedNodeFlags), unless `v8Defaults`; `nodeFlags`: more
- * Node flags for it; `logFile`: where its stdout goes after that (else it is dropped).
+ * as it ships: with the environment and the Node flags of the bin's shebang line (`shipped()`), unless
+ * `v8Defaults` (Node's and glibc's defaults); `nodeFlags`: more Node flags for it; `logFile`: where its stdout goes after that (else it is dropped).
  */
 export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; v8Defaults?: boolean; timeoutMs?: number; logFile?: string } = {}): Promise<Cluster> {
   if (!existsSync(CLI)) throw new Error('dist/ is not built: npm run build');
@@ -149,7 +170,8 @@ export async function startCluster(set: ModuleSet, o: { nodeFlags?: string[]; v8
     // a port and a socket path of this run's own: several benches may run at once
     const args = ['start', '--kube-config', kubeconfig, '--namespace', set.shape.namespace, '--modules-dir', set.modulesDir, '--global-hooks-dir', set.globalHooksDir];
     args.push('--tmp-dir', join(set.root, 'tmp'), '--log-type', 'json', '--listen-port', String(port), '--debug-unix-socket', join(set.root, 'debug.socket'));
-    operator = spawn(process.execPath, [...(o.v8Defaults ? [] : shippedNodeFlags()), ...(o.nodeFlags ?? []), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const how = operatorCommand({ bare: o.v8Defaults, nodeFlags: o.nodeFlags });
+    operator = spawn(process.execPath, [...how.nodeFlags, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...how.env } });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
     await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', o.timeoutMs ?? 900_000, { logFile: o.logFile });
     return { kubeconfig, port, sandbox, operator, stderr: () => stderr.join('').slice(-4000), stop };

@@ -15,7 +15,8 @@
  *       once idle for 3 s, at most every 30 s)
  *     [--heap-snapshot DIR]   (a heap snapshot of the operator after the sync and after the events)
  *     [--operator-node-flags '--trace-gc ...'] [--operator-log FILE]   (the operator's stdout after its first converge)
- *     [--v8-defaults]   (without the bin's shebang flags; by default the operator runs as it ships, with them)
+ *     [--v8-defaults]   (with Node's and glibc's defaults: without the environment and the flags of the bin's
+ *       shebang line; by default the operator runs as it ships, with them)
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
 import { emitFigures } from './figures.js';
-import { SHARDS, objectName, procCpuMs, procMemory, queueLengths, queuesEmpty, shippedNodeFlags, startCluster, writeModuleSet, type Cluster } from './cluster.js';
+import { SHARDS, objectName, procCpuMs, procMemory, queueLengths, queuesEmpty, describeCommand, operatorCommand, startCluster, writeModuleSet, type Cluster } from './cluster.js';
 
 const NS = 'memory';
 const arg = (name: string, fallback: number): number => {
@@ -101,8 +102,8 @@ async function main(): Promise<void> {
     const afterSync = procMemory(operator.pid!);
     const syncCpuMs = procCpuMs(operator.pid!);
     console.log(`bench/memory: ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps (${SHARDS} shards, each watched by ${BINDINGS / SHARDS} bindings), keepFullObjectsInMemory ${FULL_OBJECTS}; load ${loadavg()[0]!.toFixed(1)}`);
-    const flags = [...(V8_DEFAULTS ? [] : shippedNodeFlags()), ...OPERATOR_FLAGS];
-    console.log(`  the operator started ${V8_DEFAULTS ? "with V8's defaults (--v8-defaults), not as it ships" : "as it ships (the bin's shebang flags)"}: node ${[...flags, 'dist/cli/main.js start'].join(' ')}`);
+    const how = describeCommand(operatorCommand({ bare: V8_DEFAULTS, nodeFlags: OPERATOR_FLAGS }));
+    console.log(`  the operator started ${V8_DEFAULTS ? "with Node's and glibc's defaults (--v8-defaults), not as it ships" : "as it ships (the bin's shebang line)"}: ${how}`);
     console.log(`  after the full sync (${(syncMs / 1000).toFixed(1)} s from spawn, operator CPU ${(syncCpuMs / 1000).toFixed(2)} s): RSS ${afterSync.rssMiB.toFixed(1)} MiB (target < 150 MB; ${parts(afterSync)})`);
     const syncIdle = await idleRss(operator.pid!);
     await heapSnapshot(operator, 'after the sync');

@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
-import { objectName, procMemory, queueLengths, shippedNodeFlags, startCluster, writeModuleSet, type Cluster } from './cluster.js';
+import { objectName, procMemory, queueLengths, describeCommand, operatorCommand, shipped, startCluster, writeModuleSet, type Cluster } from './cluster.js';
 
 const NS = 'soak';
 const arg = (name: string, fallback: number): number => {
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     const c = cluster;
     const kc = new KubeConfig();
     kc.loadFromFile(c.kubeconfig);
-    console.log(`bench/soak: ${MINUTES} min; ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps; ${RATE} changes/s, a config edit every ${CONFIG_EVERY} s; RSS every ${SAMPLE_EVERY} s; the operator as it ships: node ${shippedNodeFlags().join(' ')}`);
+    console.log(`bench/soak: ${MINUTES} min; ${MODULES} modules, ${BINDINGS} kubernetes bindings over ${OBJECTS} ConfigMaps; ${RATE} changes/s, a config edit every ${CONFIG_EVERY} s; RSS every ${SAMPLE_EVERY} s; the operator as it ships: ${describeCommand(shipped())}`);
     const started = procMemory(c.operator.pid!);
     console.log(`  after the first converge: RSS ${started.rssMiB.toFixed(1)} MiB`);
 
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     const rss: RssSample[] = [];
     const minutes: Sample[] = [];
     const save = () => {
-      if (OUT) writeFileSync(OUT, `${JSON.stringify({ minutes: MINUTES, modules: MODULES, bindings: BINDINGS, objects: OBJECTS, rate: RATE, configEvery: CONFIG_EVERY, sampleEvery: SAMPLE_EVERY, window: WINDOW, nodeFlags: [...shippedNodeFlags(), ...OPERATOR_FLAGS], perMinute: minutes, rss }, null, 1)}\n`);
+      if (OUT) writeFileSync(OUT, `${JSON.stringify({ minutes: MINUTES, modules: MODULES, bindings: BINDINGS, objects: OBJECTS, rate: RATE, configEvery: CONFIG_EVERY, sampleEvery: SAMPLE_EVERY, window: WINDOW, command: describeCommand(operatorCommand({ nodeFlags: OPERATOR_FLAGS })), perMinute: minutes, rss }, null, 1)}\n`);
     };
     const perMinute = Math.round(60 / SAMPLE_EVERY);
     for (let k = 1; k <= MINUTES * perMinute; k++) {

@@ -21,7 +21,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../../src/kube/http.js';
 import { closeConnections } from '../../src/kube/connections.js';
 import { procMemory, stopChild, waitForLine } from '../processes.js';
-import { shippedNodeFlags } from '../cluster.js';
+import { describeCommand, operatorCommand } from '../cluster.js';
 import { generateFleet, type Fleet, type FleetShape } from './generate.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -110,7 +110,7 @@ export interface RunOptions {
   cpuProfDir?: string;
   /** More Node or V8 flags for the operator's process, after those it ships with (`--trace-gc`...). */
   nodeFlags?: string[];
-  /** Start the operator without the flags of the bin's shebang line (V8's defaults), not as it ships. */
+  /** Start the operator without the environment and the flags of the bin's shebang line (Node's and glibc's defaults), not as it ships. */
   v8Defaults?: boolean;
   /** Write a heap snapshot of the operator to this dir when the converge is done (--heapsnapshot-signal). */
   heapSnapshotDir?: string;
@@ -130,9 +130,9 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
   try {
     await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 30_000);
     sandbox.stdout!.resume();
+    const how = operatorCommand({ bare: o.v8Defaults, nodeFlags: o.nodeFlags });
     const args = [
-      ...(o.v8Defaults ? [] : shippedNodeFlags()),
-      ...(o.nodeFlags ?? []),
+      ...how.nodeFlags,
       ...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : []),
       ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${o.heapSnapshotDir}`] : []),
       CLI,
@@ -158,7 +158,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     ];
     const sandboxCpu0 = procCpuMs(sandbox.pid!).self;
     const t0 = performance.now();
-    operator = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    operator = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...how.env } });
     operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
     if (o.logFile) operator.stdout!.pipe(createWriteStream(o.logFile));
     let httpUrl = '';
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
   const shape: Partial<FleetShape> = { modules: args.modules, objects: args.objects };
   const fleet = generateFleet(root, shape);
   console.log(`bench/fleet: ${fleet.shape.modules} modules (orders shared in pairs) × ${fleet.shape.objects} objects × 5 hooks; sandbox and operator as separate processes`);
-  console.log(`  the operator runs ${args.v8Defaults ? "with V8's defaults (--v8-defaults), not as it ships" : 'as it ships'}: node ${[...(args.v8Defaults ? [] : shippedNodeFlags()), ...args.nodeFlags].join(' ')} dist/cli/main.js start`);
+  console.log(`  the operator runs ${args.v8Defaults ? "with Node's and glibc's defaults (--v8-defaults), not as it ships" : 'as it ships'}: ${describeCommand(operatorCommand({ bare: args.v8Defaults, nodeFlags: args.nodeFlags }))}`);
   // with --kube-client-qps, client-go's token bucket: every list waits for a token (watches do not); the
   // first `burst` go at once, the rest at `qps` a second. Without it the default bucket is dropped, as the
   // sandbox answers with API Priority and Fairness like an API server

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=4
 // The shebang's V8 setting (young generation semi-spaces of 4 MiB, V8's default is 16 on 64-bit hosts)
 // keeps the operator's resident memory under its target (docs/performance.md, "Where the operator's
 // memory goes"); `npm start` passes the same flag, and bench/memory and bench/soak start the operator

@@ -25,7 +25,11 @@ function which(name: string): string | undefined {
   return undefined;
 }
 
-/** The Node flags the operator ships with: the bin's shebang line, `npm start`'s and the bench's. */
+/**
+ * How the operator ships: the environment and the Node flags of the bin's shebang line, `npm start`'s and
+ * the bench's (glibc's fixed mmap threshold and V8's young generation: docs/operator.md, "Node's flags").
+ */
+const SHIPPED_ENV = 'MALLOC_MMAP_THRESHOLD_=131072';
 const SHIPPED_NODE_FLAGS = ['--max-semi-space-size=4'];
 
 const realpathOr = (p: string): string => {
@@ -37,11 +41,12 @@ const realpathOr = (p: string): string => {
 };
 
 /**
- * The command lines (argv) of the running node processes whose script is `main` (through any symlink,
- * e.g. node_modules/.bin/addon-operator), from /proc; the script's argument is given as `main`.
+ * The running node processes whose script is `main` (through any symlink, e.g.
+ * node_modules/.bin/addon-operator), from /proc: their command lines, with the script's argument given
+ * as `main`, and their environments.
  */
-function nodeProcessesOf(main: string): string[][] {
-  const out: string[][] = [];
+function nodeProcessesOf(main: string): { argv: string[]; env: string[] }[] {
+  const out: { argv: string[]; env: string[] }[] = [];
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let argv: string[];
     try {
@@ -49,18 +54,25 @@ function nodeProcessesOf(main: string): string[][] {
     } catch {
       continue; // ended meanwhile
     }
-    if (/(^|\/)node$/.test(argv[0] ?? '') && argv.some((a) => a.startsWith('/') && realpathOr(a) === main)) out.push(argv.map((a) => (a.startsWith('/') && realpathOr(a) === main ? main : a)));
+    if (!/(^|\/)node$/.test(argv[0] ?? '') || !argv.some((a) => a.startsWith('/') && realpathOr(a) === main)) continue;
+    let env: string[];
+    try {
+      env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    out.push({ argv: argv.map((a) => (a.startsWith('/') && realpathOr(a) === main ? main : a)), env });
   }
   return out;
 }
 
-void test('the bin and `npm start` run node with the same V8 flags', () => {
+void test('the bin and `npm start` run node with the same environment and V8 flags', () => {
   const shebang = readFileSync(join(root, 'src/cli/main.ts'), 'utf8').split('\n')[0]!;
-  assert.equal(shebang, `#!/usr/bin/env -S node ${SHIPPED_NODE_FLAGS.join(' ')}`);
+  assert.equal(shebang, `#!/usr/bin/env -S ${SHIPPED_ENV} node ${SHIPPED_NODE_FLAGS.join(' ')}`);
   assert.equal(readFileSync(join(root, 'dist/cli/main.js'), 'utf8').split('\n')[0], shebang, 'the built bin keeps the shebang');
   assert.ok(statSync(join(root, 'dist/cli/main.js')).mode & 0o100, 'the built bin is executable');
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
-  assert.ok(start.includes(`node ${SHIPPED_NODE_FLAGS.join(' ')} dist/cli/main.js start`), `npm start passes the flags: ${start}`);
+  assert.ok(start.includes(`&& ${SHIPPED_ENV} node ${SHIPPED_NODE_FLAGS.join(' ')} dist/cli/main.js start`), `npm start sets the environment and passes the flags: ${start}`);
 });
 
 void test('npm pack makes a package that installs without a C compiler and runs with npx in an empty directory', { timeout: 600_000 }, async () => {
@@ -110,11 +122,13 @@ void test('npm pack makes a package that installs without a C compiler and runs 
     assert.match(out, /sandbox: no \.\/modules \(--modules-dir\) and no \.\/global-hooks \(--global-hooks-dir\) here: running without them/);
     assert.match(out, /embedded API server started/);
     assert.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), /addon_operator_live_ticks/);
-    // the operator process that npx started runs with the bin's V8 setting (its shebang line)
+    // the operator process that npx started runs with the bin's malloc and V8 settings (its shebang line)
     const main = join(realpathSync(installed), 'dist/cli/main.js');
     const operators = nodeProcessesOf(main);
     assert.equal(operators.length, 1, `one operator process runs ${main}`);
-    assert.deepEqual(operators[0]!.slice(1, operators[0]!.indexOf(main)), SHIPPED_NODE_FLAGS, 'the operator runs with the flags of the bin\'s shebang');
+    const { argv, env: operatorEnv } = operators[0]!;
+    assert.deepEqual(argv.slice(1, argv.indexOf(main)), SHIPPED_NODE_FLAGS, 'the operator runs with the flags of the bin\'s shebang');
+    assert.ok(operatorEnv.includes(SHIPPED_ENV), `the operator runs with the environment of the bin's shebang: ${operatorEnv.join(' ')}`);
     // Ctrl-C: the terminal signals the whole group, npx and the operator; npm exits by the signal
     process.kill(-child.pid!, 'SIGINT');
     assert.match(await exited, /^(0\/null|null\/SIGINT)$/);

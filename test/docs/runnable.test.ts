@@ -88,9 +88,11 @@ async function startOperator(play: Play): Promise<Operator> {
   if (operator) return operator;
   const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const command = script.replace(/^bash scripts\/check-tools\.sh && /, '');
-  assert.match(command, /^node (--\S+ )*dist\/cli\/main\.js start --sandbox /);
+  // the environment it sets (glibc's malloc settings), then node with its flags
+  const [, env, node] = /^((?:[A-Z_]+=\S+ )*)(node (?:--\S+ )*dist\/cli\/main\.js start --sandbox .*)$/.exec(command) ?? [];
+  assert.ok(node !== undefined, `npm start runs the operator from dist/ with --sandbox: ${command}`);
   const port = await freePort();
-  const child = spawn('bash', ['-c', `exec ${command} --listen-port ${port}`], { cwd: play.dir, env: play.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', `${env}exec ${node} --listen-port ${port}`], { cwd: play.dir, env: play.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b));
   child.stderr!.on('data', (b: Buffer) => (out += b));
