@@ -32,9 +32,30 @@ interface Metric {
 
 const TYPE_OF: Record<'set' | 'add' | 'observe', MetricType> = { set: 'gauge', add: 'counter', observe: 'histogram' };
 
-function labelKey(labels: Record<string, string>): string {
-  return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+/**
+ * The identity of a series: its labels, the hook's and the module's included, by name. Label names
+ * are checked ([a-zA-Z_][a-zA-Z0-9_]*), so "=" ends a name, and the value's length makes it unambiguous.
+ * Built without the merged labels object, which only a new series needs.
+ */
+function labelKey(labels: Record<string, string>, hook: string, module: string | undefined): string {
+  const names = Object.keys(labels).filter((k) => k !== 'hook' && (module === undefined || k !== 'module'));
+  names.push('hook');
+  if (module !== undefined) names.push('module');
+  names.sort();
+  let key = '';
+  for (const k of names) {
+    const v = k === 'hook' ? hook : k === 'module' && module !== undefined ? module : labels[k]!;
+    key += `${k}=${v.length}:${v}`;
+  }
+  return key;
 }
+
+/** A series as a group owns it: the metric's name and the series' key (metric names hold no NUL). */
+const refOf = (name: string, key: string): string => `${name}\0${key}`;
+const splitRef = (ref: string): [string, string] => {
+  const i = ref.indexOf('\0');
+  return [ref.slice(0, i), ref.slice(i + 1)];
+};
 
 function formatLabels(labels: Record<string, string>, extra?: [string, string]): string {
   const pairs = Object.keys(labels)
@@ -42,6 +63,12 @@ function formatLabels(labels: Record<string, string>, extra?: [string, string]):
     .map((k) => `${k}="${escapeLabelValue(labels[k]!)}"`);
   if (extra) pairs.push(`${extra[0]}="${escapeLabelValue(extra[1])}"`);
   return pairs.length ? `{${pairs.join(',')}}` : '';
+}
+
+function sameRefs(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const ref of b) if (!a.has(ref)) return false;
+  return true;
 }
 
 export class HookMetricsStorage {
@@ -54,32 +81,42 @@ export class HookMetricsStorage {
    * with two types is an error and nothing changes.
    */
   apply(hook: string, ops: readonly HookMetricOperation[], module?: string): void {
+    // the type each metric has in this batch: that of its first operation
+    const batchTypes = new Map<string, MetricType>();
     for (const op of ops) {
       if (op.action === 'expire') continue;
+      const type = TYPE_OF[op.action];
       const known = this.metrics.get(op.name)?.type;
-      const batchType = ops.find((o): o is Exclude<HookMetricOperation, { action: 'expire' }> => o.action !== 'expire' && o.name === op.name)!.action;
-      if ((known && known !== TYPE_OF[op.action]) || TYPE_OF[batchType] !== TYPE_OF[op.action]) {
-        throw new UserError(`hook ${hook}: metric "${op.name}" is used as a ${known ?? TYPE_OF[batchType]} and as a ${TYPE_OF[op.action]}`);
+      const first = batchTypes.get(op.name);
+      if (first === undefined) batchTypes.set(op.name, type);
+      if ((known && known !== type) || (first !== undefined && first !== type)) {
+        throw new UserError(`hook ${hook}: metric "${op.name}" is used as a ${known ?? first} and as a ${type}`);
       }
     }
-    // What each group of the batch owns after it, as (metric name, series key) refs.
+    // What each group of the batch owns after it, as refs; the key of each operation's series.
     const owners = new Map<string, Set<string>>();
-    const refs = ops.map((op) => {
+    const keys: (string | undefined)[] = [];
+    for (const op of ops) {
       let owned = owners.get(op.group);
       if (!owned) owners.set(op.group, (owned = new Set()));
-      if (op.action === 'expire') return undefined;
-      const labels = module === undefined ? { ...op.labels, hook } : { ...op.labels, hook, module };
-      const key = labelKey(labels);
-      const ref = JSON.stringify([op.name, key]);
-      owned.add(ref);
-      return { labels, key };
-    });
+      if (op.action === 'expire') {
+        keys.push(undefined);
+        continue;
+      }
+      const key = labelKey(op.labels, hook, module);
+      owned.add(refOf(op.name, key));
+      keys.push(key);
+    }
     // The series the batch's groups own are dropped. Those the batch sets again start afresh in place,
     // and the others go after the batch has added its own: a map emptied and filled again at every run
     // (hooks of several modules share a group: the hook's name) makes V8 allocate it new tables in its
     // old generation, garbage only a full collection frees.
-    const again = new Set<string>();
-    for (const owned of owners.values()) for (const ref of owned) again.add(ref);
+    let again: Set<string>;
+    if (owners.size === 1) again = owners.values().next().value!;
+    else {
+      again = new Set<string>();
+      for (const owned of owners.values()) for (const ref of owned) again.add(ref);
+    }
     const dropped: string[] = [];
     for (const group of owners.keys()) {
       for (const ref of this.groups.get(group) ?? []) {
@@ -95,11 +132,14 @@ export class HookMetricsStorage {
     }
     ops.forEach((op, i) => {
       if (op.action === 'expire') return;
-      const { labels, key } = refs[i]!;
+      const key = keys[i]!;
       let metric = this.metrics.get(op.name);
       if (!metric) this.metrics.set(op.name, (metric = { type: TYPE_OF[op.action], series: new Map() }));
       let s = metric.series.get(key);
-      if (!s) metric.series.set(key, (s = { labels, value: 0 }));
+      if (!s) {
+        const labels = module === undefined ? { ...op.labels, hook } : { ...op.labels, hook, module };
+        metric.series.set(key, (s = { labels, value: 0 }));
+      }
       if (op.action === 'observe' && !s.buckets) {
         s.buckets = [...op.buckets].sort((a, b) => a - b);
         s.counts = s.buckets.map(() => 0);
@@ -119,17 +159,17 @@ export class HookMetricsStorage {
     for (const [group, owned] of owners) {
       const before = this.groups.get(group);
       if (owned.size === 0) this.groups.delete(group);
-      else if (!before || before.size !== owned.size || [...owned].some((ref) => !before.has(ref))) this.groups.set(group, owned);
+      else if (!before || !sameRefs(before, owned)) this.groups.set(group, owned);
     }
   }
 
   private seriesOf(ref: string): Series | undefined {
-    const [name, key] = JSON.parse(ref) as [string, string];
+    const [name, key] = splitRef(ref);
     return this.metrics.get(name)?.series.get(key);
   }
 
   private dropSeries(ref: string): void {
-    const [name, key] = JSON.parse(ref) as [string, string];
+    const [name, key] = splitRef(ref);
     const metric = this.metrics.get(name);
     metric?.series.delete(key);
     if (metric && metric.series.size === 0) this.metrics.delete(name);

@@ -59,6 +59,15 @@ export interface RuntimeOptions {
   parallelModuleRuns: number;
 }
 
+const contextBinding = (c: BindingContext): string => (c.type === 'onStartup' ? 'onStartup' : c.binding);
+
+/** The bindings of a run's contexts, once each, in order ("a,b"); undefined without contexts. */
+function bindingsOf(contexts: readonly BindingContext[]): string | undefined {
+  // one context is most runs: no arrays
+  if (contexts.length <= 1) return contexts.length ? contextBinding(contexts[0]!) : undefined;
+  return [...new Set(contexts.map(contextBinding))].join(',');
+}
+
 export class Runtime {
   readonly manager: ModuleManager;
   readonly queues: QueueSet<TaskMeta>;
@@ -167,7 +176,7 @@ export class Runtime {
     run: (rt: { log: ReturnType<typeof hookLineLogger>; proxyJsonLogs?: boolean }) => Promise<HookRunOutcome>,
   ): Promise<HookRunOutcome> {
     const label = hookLabel(hook);
-    const binding = contexts.length ? [...new Set(contexts.map((c) => (c.type === 'onStartup' ? 'onStartup' : c.binding)))].join(',') : bindingType;
+    const binding = bindingsOf(contexts) ?? bindingType;
     const log = hookLineLogger(this.log, { module: hook.module, hook: hook.name, binding, queue });
     let outcome: HookRunOutcome;
     const at = Date.now();
