@@ -80,6 +80,30 @@ void test('SharedObjects: one copy per (uid, resourceVersion, apiVersion, kind),
   assert.equal(shared.size, 3);
 });
 
+void test('SharedObjects: versions share equal managedFields fieldsV1 trees, which read and serialize as before', () => {
+  const shared = new SharedObjects();
+  const fields = (keys: string[]) => ({ 'f:data': Object.fromEntries(keys.map((k) => [`f:${k}`, {}])), 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+  const cm = (uid: string, keys: string[], manager = 'kubectl') => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: uid, uid, resourceVersion: '1', managedFields: [{ manager, operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: fields(keys) }] },
+    data: Object.fromEntries(keys.map((k) => [k, 'v'])),
+  });
+  const treeOf = (o: ReturnType<typeof cm>) => o.metadata.managedFields[0]!.fieldsV1;
+  const a = cm('a', ['x', 'y']);
+  const b = cm('b', ['x', 'y'], 'helm');
+  const c = cm('c', ['y', 'x']);
+  const d = cm('d', ['z']);
+  const texts = [a, b, c, d].map((o) => JSON.stringify(o));
+  for (const o of [a, b, c, d]) shared.acquire(o);
+  assert.equal(treeOf(b), treeOf(a), 'an equal tree is the kept one (whoever the manager)');
+  assert.notEqual(treeOf(c), treeOf(a), 'another key order is another tree');
+  assert.notEqual(treeOf(d), treeOf(a));
+  assert.deepEqual([a, b, c, d].map((o) => JSON.stringify(o)), texts, 'every object serializes as it did');
+  const noFields = { kind: 'Pod', metadata: { name: 'p', uid: 'p', resourceVersion: '1', managedFields: [{ manager: 'x' }, 'not an object'] } };
+  assert.equal(shared.acquire(noFields), noFields);
+});
+
 void test('filterObjects/filterObject keep shared objects only for keepFullObjectsInMemory and only when the filter succeeded', () => {
   const shared = new SharedObjects();
   const obj = (n: unknown, rv = '1') => ({ kind: 'Pod', metadata: { name: 'a', uid: 'u-a', resourceVersion: rv }, spec: { n } });
