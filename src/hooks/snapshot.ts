@@ -139,6 +139,33 @@ export function sameForHook(before: { readonly item: SnapshotItem; readonly chec
 const asIs: KeepObject = (o) => o;
 
 /**
+ * The last filter run, by the input's identity and the filter's text. The bindings of several hooks that
+ * watch the same objects with the same jqFilter get each change one after another, as one parsed object
+ * (a shared informer), and each list as one array: the later ones take the first one's results (jq's
+ * results are read, never changed) instead of filtering again and keeping a copy each.
+ */
+const lastRun: { input: unknown; filter: string | undefined; results: unknown; forgetting: boolean } = { input: undefined, filter: undefined, results: undefined, forgetting: false };
+
+/** Forgets the last run once the handlers of its change are done (they run in one go), so that no list stays referenced. */
+function forgetLastRun(): void {
+  lastRun.input = lastRun.filter = lastRun.results = undefined;
+  lastRun.forgetting = false;
+}
+
+function remembered<T>(input: unknown, filter: string, run: () => T): T {
+  if (lastRun.input === input && lastRun.filter === filter) return lastRun.results as T;
+  const results = run();
+  lastRun.input = input;
+  lastRun.filter = filter;
+  lastRun.results = results;
+  if (!lastRun.forgetting) {
+    lastRun.forgetting = true;
+    queueMicrotask(forgetLastRun);
+  }
+  return results;
+}
+
+/**
  * Filter many objects for one binding. Returns one outcome per object, in order; a jq runtime error is
  * reported for its object only. `keep` gives the object an item holds (keepFullObjectsInMemory), for
  * the objects filtered without error only.
@@ -148,7 +175,8 @@ export function filterObjects(binding: FilterBinding, objects: readonly KubeObje
   if (binding.jqFilter === undefined || !binding.jqProgram) {
     return objects.map((o) => ({ ok: true, item: makeSnapshotItem(binding, kept(o)), checksum: objectChecksum(o) }));
   }
-  const results = binding.jqProgram.applyMany(objects);
+  const program = binding.jqProgram;
+  const results = remembered(objects, binding.jqFilter, () => program.applyMany(objects));
   return results.map((r, i) => (r.ok ? { ok: true, item: makeSnapshotItem(binding, kept(objects[i]!), r.outputs) } : { ok: false, error: r.error }));
 }
 
@@ -156,6 +184,7 @@ export function filterObjects(binding: FilterBinding, objects: readonly KubeObje
 export function filterObject(binding: FilterBinding, object: KubeObject, keep: KeepObject = asIs): FilteredObject {
   const kept = binding.keepFullObjectsInMemory ? keep : asIs;
   if (binding.jqFilter === undefined || !binding.jqProgram) return { item: makeSnapshotItem(binding, kept(object)), checksum: objectChecksum(object) };
-  const outputs = binding.jqProgram.apply(object);
+  const program = binding.jqProgram;
+  const outputs = remembered(object, binding.jqFilter, () => program.apply(object));
   return { item: makeSnapshotItem(binding, kept(object), outputs) };
 }

@@ -119,3 +119,43 @@ void test('filterObjects/filterObject keep shared objects only for keepFullObjec
   filterObject(labels, obj(1, '4'), shared.acquire);
   assert.equal(shared.size, 1, 'nothing kept for failed filters or bindings without full objects');
 });
+
+void test('bindings with the same jqFilter that get one object or one list one after another share the results of one filter run', async () => {
+  const two = parseHookConfigSync(
+    {
+      configVersion: 'v1',
+      kubernetes: [
+        { name: 'one', kind: 'Pod', jqFilter: '.metadata.labels' },
+        { name: 'other', kind: 'Pod', jqFilter: '.metadata.labels' },
+        { name: 'third', kind: 'Pod', jqFilter: '.metadata.name' },
+      ],
+    },
+    { hookPath: 'hooks/two.sh', kind: 'global' },
+  );
+  const [one, other, third] = two.kubernetes as [typeof full, typeof full, typeof full];
+  let runs = 0;
+  for (const b of [one, other, third]) {
+    const program = b.jqProgram!;
+    const apply = program.apply.bind(program);
+    const applyMany = program.applyMany.bind(program);
+    program.apply = (input) => (runs++, apply(input));
+    program.applyMany = (inputs) => (runs++, applyMany(inputs));
+  }
+  const p = pod('a', '1');
+  const first = filterObject(one, p);
+  const second = filterObject(other, p);
+  assert.equal(second.item.filterResult, first.item.filterResult, 'one result for both bindings');
+  assert.equal(runs, 1);
+  assert.equal(filterObject(third, p).item.filterResult, 'a', 'another filter runs');
+  assert.equal(runs, 2);
+  filterObject(other, pod('a', '1'));
+  assert.equal(runs, 3, 'an equal object that is another parse runs again');
+  const list = [pod('a', '1'), pod('b', '1')];
+  const [x] = filterObjects(one, list);
+  const [y] = filterObjects(other, list);
+  assert.ok(x!.ok && y!.ok && x.item.filterResult === y.item.filterResult);
+  assert.equal(runs, 4);
+  await Promise.resolve();
+  filterObjects(other, list);
+  assert.equal(runs, 5, 'forgotten once the handlers of the change are done');
+});
