@@ -50,6 +50,15 @@ function labelKey(labels: Record<string, string>, hook: string, module: string |
   return key;
 }
 
+/**
+ * Where a group's series are kept. A module hook's own group (its name: the default) is its module's.
+ * Module hook names repeat across modules (`hooks/<path>`), and Go keys the default group on the name
+ * alone, so since its #629 a run of one module's hook drops the series of another module's hook of the
+ * same name; here each run replaces its own hook's series, as docs/hooks.md says (as Go did before
+ * #629, when names held the module's directory). Other groups are shared by every hook, as in Go.
+ */
+const groupKey = (group: string, hook: string, module: string | undefined): string => (module !== undefined && group === hook ? `${module}\0${group}` : group);
+
 /** A series as a group owns it: the metric's name and the series' key (metric names hold no NUL). */
 const refOf = (name: string, key: string): string => `${name}\0${key}`;
 const splitRef = (ref: string): [string, string] => {
@@ -97,8 +106,9 @@ export class HookMetricsStorage {
     const owners = new Map<string, Set<string>>();
     const keys: (string | undefined)[] = [];
     for (const op of ops) {
-      let owned = owners.get(op.group);
-      if (!owned) owners.set(op.group, (owned = new Set()));
+      const group = groupKey(op.group, hook, module);
+      let owned = owners.get(group);
+      if (!owned) owners.set(group, (owned = new Set()));
       if (op.action === 'expire') {
         keys.push(undefined);
         continue;

@@ -76,8 +76,15 @@ test('a series its group sets again at every run starts afresh, also a histogram
   assert.equal(s.render(), '# HELP runs runs\n# TYPE runs counter\nruns{hook="h"} 1\n');
 });
 
-test('hooks of two modules with the same name share their default group, as in Go: a run of one drops the series of the other', () => {
+test('hooks of two modules with the same name each keep their own default group (unlike Go since its #629); other groups are shared', () => {
   const s = new HookMetricsStorage();
-  for (const module of ['a', 'b', 'a']) s.apply('hooks/watch.mjs', parseMetrics('{"name":"seen","set":1}', 'hooks/watch.mjs'), module);
-  assert.equal(s.render(), '# HELP seen seen\n# TYPE seen gauge\nseen{hook="hooks/watch.mjs",module="a"} 1\n');
+  const run = (module: string, text: string) => s.apply('hooks/watch.mjs', parseMetrics(text, 'hooks/watch.mjs'), module);
+  for (const module of ['a', 'b', 'a']) run(module, '{"name":"seen","set":1}');
+  assert.equal(s.render(), '# HELP seen seen\n# TYPE seen gauge\nseen{hook="hooks/watch.mjs",module="a"} 1\nseen{hook="hooks/watch.mjs",module="b"} 1\n');
+  run('b', '{"action":"expire","group":"hooks/watch.mjs"}');
+  assert.equal(s.render(), '# HELP seen seen\n# TYPE seen gauge\nseen{hook="hooks/watch.mjs",module="a"} 1\n', "naming its own group expires the module's own series only");
+  run('a', '{"name":"total","set":1,"group":"shared"}');
+  run('b', '{"name":"total","set":2,"group":"shared"}');
+  assert.match(s.render(), /^total\{hook="hooks\/watch.mjs",module="b"\} 2$/m);
+  assert.doesNotMatch(s.render(), /module="a"\} 1\ntotal|total\{[^}]*module="a"/, "a shared group's run drops the other module's series, as in Go");
 });
