@@ -12,7 +12,7 @@
  * warm-up, in MiB a minute and as a growth over the judged span. No queue keeps growing (a queue longer
  * at each of the last three minutes than at the one before, and not empty).
  * The module set and the processes are bench/memory's (bench/cluster.ts), smaller by default; the
- * operator runs as it ships (the bin's shebang flags).
+ * operator runs as it ships (the bin's shebang line: its environment and flags).
  *
  *   node --import tsx bench/soak.ts [--minutes 30] [--modules 100] [--bindings 40] [--objects 2000]
  *     [--rate 20] (object changes a second) [--config-every 30] (seconds) [--sample-every 10] (seconds)
