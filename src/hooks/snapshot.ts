@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JqRuntimeError } from '../jq/index.js';
-import { goJsonStringify, isPlainObject, jsonEqual, type JsonValue } from '../util/json.js';
+import { goJsonStringify, isPlainObject, jsonEqual, type JsonObject, type JsonValue } from '../util/json.js';
 import { makeSnapshotItem, type KubeObject, type SnapshotItem } from './binding-context.js';
 import type { KubernetesBinding } from './config-types.js';
 
@@ -26,9 +26,6 @@ interface Kept {
 }
 
 const metaOf = (o: KubeObject) => (o.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown; managedFields?: unknown };
-
-/** At most this many distinct fieldsV1 trees are remembered for sharing (then the table starts afresh). */
-const FIELDS_V1_REMEMBERED = 4096;
 
 /**
  * One parsed copy of each object version for every binding that keeps full objects. Without it, each
@@ -62,10 +59,14 @@ export class SharedObjects {
   };
 
   /**
-   * The fieldsV1 trees of the managedFields entries already seen, by their JSON text (key order
-   * included, so a shared tree serializes as the object's own did).
+   * The fieldsV1 trees of the kept versions, by their JSON text (key order included, so a shared tree
+   * serializes as the object's own did). Weakly: a tree no kept version holds any more is collected,
+   * and its entry goes with it, so the table holds only trees that are in memory anyway.
    */
-  private readonly fieldsV1 = new Map<string, JsonValue>();
+  private readonly fieldsV1 = new Map<string, WeakRef<JsonObject>>();
+  private readonly forgetFieldsV1 = new FinalizationRegistry<string>((text) => {
+    if (this.fieldsV1.get(text)?.deref() === undefined) this.fieldsV1.delete(text);
+  });
 
   /**
    * Gives a new version's managedFields entries the equal fieldsV1 tree already kept. The objects of one
@@ -80,13 +81,13 @@ export class SharedObjects {
     for (const entry of entries) {
       if (!isPlainObject(entry) || !isPlainObject(entry.fieldsV1)) continue;
       const text = JSON.stringify(entry.fieldsV1);
-      const known = this.fieldsV1.get(text);
+      const known = this.fieldsV1.get(text)?.deref();
       if (known !== undefined) {
         entry.fieldsV1 = known;
         continue;
       }
-      if (this.fieldsV1.size >= FIELDS_V1_REMEMBERED) this.fieldsV1.clear();
-      this.fieldsV1.set(text, entry.fieldsV1);
+      this.fieldsV1.set(text, new WeakRef(entry.fieldsV1));
+      this.forgetFieldsV1.register(entry.fieldsV1, text);
     }
   }
 
@@ -100,6 +101,11 @@ export class SharedObjects {
     if (--versions[i]!.refs > 0) return;
     versions.splice(i, 1);
     if (versions.length === 0) this.byUid.delete(uid as string);
+  }
+
+  /** How many fieldsV1 trees are remembered for sharing (those of kept versions, until collected). */
+  get fieldsV1Trees(): number {
+    return this.fieldsV1.size;
   }
 
   /** How many object versions are kept. */

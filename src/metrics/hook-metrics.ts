@@ -119,8 +119,7 @@ export class HookMetricsStorage {
     }
     // The series the batch's groups own are dropped. Those the batch sets again start afresh in place,
     // and the others go after the batch has added its own: a map emptied and filled again at every run
-    // (hooks of several modules share a group: the hook's name) makes V8 allocate it new tables in its
-    // old generation, garbage only a full collection frees.
+    // makes V8 allocate it new tables in its old generation, garbage only a full collection frees.
     let again: Set<string>;
     if (owners.size === 1) again = owners.values().next().value!;
     else {

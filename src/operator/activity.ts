@@ -44,7 +44,7 @@ export class Activity {
   /**
    * A ring of the last HOOK_RUNS_KEPT runs; `next` is where the next one goes. Its slots are rewritten in
    * place: a record per run kept for 50 runs lived long enough to reach V8's old generation under a
-   * stream of events (a third of a KB per event, garbage only a full collection frees).
+   * stream of events (about 110 B per run, garbage only a full collection frees).
    */
   private readonly hookRuns: HookRunSlot[] = [];
   private next = 0;

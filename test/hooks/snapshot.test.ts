@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parseHookConfigSync } from '../../src/hooks/config.js';
 import { SharedObjects, filterObject, filterObjects, sameForHook } from '../../src/hooks/snapshot.js';
 import { JqRuntimeError } from '../../src/jq/index.js';
+import { gcFunction } from '../../src/operator/idle-gc.js';
 
 
 const cfg = parseHookConfigSync(
@@ -102,6 +103,23 @@ void test('SharedObjects: versions share equal managedFields fieldsV1 trees, whi
   assert.deepEqual([a, b, c, d].map((o) => JSON.stringify(o)), texts, 'every object serializes as it did');
   const noFields = { kind: 'Pod', metadata: { name: 'p', uid: 'p', resourceVersion: '1', managedFields: [{ manager: 'x' }, 'not an object'] } };
   assert.equal(shared.acquire(noFields), noFields);
+});
+
+void test('SharedObjects forgets a fieldsV1 tree once no kept version holds it', async () => {
+  const shared = new SharedObjects();
+  const gc = gcFunction();
+  ((): void => {
+    const fieldsV1 = { 'f:data': { 'f:only-here': {} } };
+    const o = { kind: 'ConfigMap', metadata: { name: 'x', uid: 'x', resourceVersion: '1', managedFields: [{ manager: 'm', fieldsV1 }] } };
+    shared.acquire(o);
+    shared.release(o);
+  })();
+  assert.equal(shared.fieldsV1Trees, 1);
+  for (let i = 0; i < 20 && shared.fieldsV1Trees > 0; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(shared.fieldsV1Trees, 0, 'the tree was collected and its entry went with it');
 });
 
 void test('filterObjects/filterObject keep shared objects only for keepFullObjectsInMemory and only when the filter succeeded', () => {
