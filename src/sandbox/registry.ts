@@ -32,6 +32,8 @@ export interface ResourceType {
   verbs?: string[];
   /** x-kubernetes-list-map-keys found in a CRD's schema, by dotted field path (for server-side apply). */
   listMapKeys?: Record<string, string[]>;
+  /** A custom resource's selectableFields (field paths without the leading dot), of all its versions. */
+  selectableFields?: string[];
 }
 
 /** Key of a resource type in maps: `group/plural` (`/pods` for the core group). */
@@ -263,7 +265,11 @@ export function typeFromCrd(crd: any): ResourceType {
   const printerColumns: Record<string, PrinterColumn[]> = {};
   const listMapKeys: Record<string, string[]> = {};
   const schemas: Record<string, unknown> = {};
+  const selectableFields = new Set<string>();
   for (const v of ordered) {
+    for (const f of Array.isArray(v.selectableFields) ? v.selectableFields : []) {
+      if (typeof f?.jsonPath === 'string') selectableFields.add(f.jsonPath.replace(/^\./, ''));
+    }
     if (v.schema?.openAPIV3Schema) schemas[v.name] = v.schema.openAPIV3Schema;
     const subs: string[] = [];
     const sr = v.subresources ?? spec.subresources;
@@ -289,6 +295,7 @@ export function typeFromCrd(crd: any): ResourceType {
     printerColumns,
     listMapKeys,
     schemas,
+    selectableFields: [...selectableFields],
   };
 }
 

@@ -106,16 +106,59 @@ export function fieldSubject(name: string, namespace: string, json: string): Fie
   };
 }
 
-/** Field selectors: `metadata.name`, `metadata.namespace` (and any dotted path, compared as a string). */
-export function parseFieldSelector(sel: string | undefined | null): FieldSelector | undefined {
-  if (sel == null || sel.trim() === '') return undefined;
-  const reqs: { key: string; neq: boolean; value: string }[] = [];
-  for (const rawPart of sel.split(',')) {
-    const part = rawPart.trim();
-    const m = part.match(/^([A-Za-z0-9_.-]+)\s*(==|=|!=)\s*(.*)$/);
-    if (!m) throw badRequest(`invalid field selector: "${sel}"`);
-    reqs.push({ key: m[1], neq: m[2] === '!=', value: m[3] });
+/** Splits a field selector on the commas that are not escaped (`\\,`), as the API server does. */
+function splitFieldTerms(sel: string): string[] {
+  const terms: string[] = [];
+  let start = 0;
+  let inSlash = false;
+  for (let i = 0; i < sel.length; i++) {
+    const c = sel[i];
+    if (inSlash) inSlash = false;
+    else if (c === '\\') inSlash = true;
+    else if (c === ',') {
+      terms.push(sel.slice(start, i));
+      start = i + 1;
+    }
   }
+  terms.push(sel.slice(start));
+  return terms;
+}
+
+/** A field selector value with its escapes (`\\\\`, `\\,`, `\\=`) resolved. */
+function unescapeFieldValue(v: string): string {
+  if (!/[\\,=]/.test(v)) return v;
+  let out = '';
+  let inSlash = false;
+  for (const c of v) {
+    if (inSlash) {
+      if (c !== '\\' && c !== ',' && c !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${c}`);
+      out += c;
+      inSlash = false;
+    } else if (c === '\\') inSlash = true;
+    else if (c === ',' || c === '=') throw badRequest(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    else out += c;
+  }
+  if (inSlash) throw badRequest('invalid field selector: invalid escape sequence: \\');
+  return out;
+}
+
+/**
+ * Field selectors as the API server parses them: terms split on unescaped commas, `!=`, `==` or `=`
+ * (the first operator found), escaped values; `check` says why a field may not be selected on.
+ */
+export function parseFieldSelector(sel: string | undefined | null, check?: (label: string) => string | undefined): FieldSelector | undefined {
+  if (sel == null || sel === '') return undefined;
+  const reqs: { key: string; neq: boolean; value: string }[] = [];
+  for (const part of splitFieldTerms(sel)) {
+    if (part === '') continue;
+    const m = part.match(/^(.*?)(!=|==|=)(.*)$/s);
+    if (!m) throw badRequest(`invalid selector: '${sel}'; can't understand '${part}'`);
+    const value = unescapeFieldValue(m[3]);
+    const why = check?.(m[1]);
+    if (why) throw badRequest(why);
+    reqs.push({ key: m[1], neq: m[2] === '!=', value });
+  }
+  if (!reqs.length) return undefined;
   return (o) =>
     reqs.every((r) => {
       let v: string | undefined;

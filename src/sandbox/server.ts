@@ -17,7 +17,7 @@ import {
 import { isObject } from './json.js';
 import { joinApiVersion, typeKey, type Registry, type ResourceType } from './registry.js';
 import type { Resources, WriteContext } from './resources.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { checkForce, parseDryRun, parseListOptions, queryBool, queryOptionalBool, wantsPretty, type ListOptions, type OptionsKind } from './query.js';
 import type { Store, StoreEvent } from './store.js';
 import { eventLine, type WatchHub } from './watch.js';
 import { toTable } from './table.js';
@@ -67,11 +67,15 @@ export interface ServerDeps {
 
 const JSON_CT = 'application/json';
 
+/** Responses marked so (the `pretty` parameter, curl and browsers) carry indented JSON. */
+const PRETTY = new WeakSet<ServerResponse>();
+
 function send(res: ServerResponse, code: number, body: string, contentType = JSON_CT): void {
   if (res.headersSent) {
     res.end();
     return;
   }
+  if (contentType === JSON_CT && PRETTY.has(res)) body = JSON.stringify(JSON.parse(body), null, 2);
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
   res.end(body);
 }
@@ -292,16 +296,20 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   if (ns && !t.namespaced) throw notFoundPath();
   if (sub && !d.registry.subresourcesFor(t, version).includes(sub)) throw notFoundPath();
 
-  const dryRun = query.dryRun === 'All';
+  const params = url.searchParams;
+  const optionsKind: Record<string, OptionsKind> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions', DELETE: 'DeleteOptions' };
+  const dryRun = optionsKind[method] ? parseDryRun(params, optionsKind[method]) : false;
+  if (method === 'PATCH') checkForce(params, String(req.headers['content-type'] ?? '').startsWith('application/apply-patch'));
   const explicitManager = !!query.fieldManager;
   const ua = String(req.headers['user-agent'] ?? 'unknown');
   const ctx: WriteContext = {
     manager: query.fieldManager || ua.split('/')[0] || 'unknown',
     explicitManager,
     dryRun,
-    force: query.force === 'true' || query.force === '1',
+    force: queryBool(params, 'force'),
   };
-  const isWatch = watchPath || query.watch === 'true' || query.watch === '1';
+  const isWatch = watchPath || queryBool(params, 'watch');
+  if (!isWatch && wantsPretty(params, req.headers['user-agent'])) PRETTY.add(res);
 
   // a resource that does not offer the verb (namespaces have no deletecollection; reviews are create-only)
   const verbs: Record<string, string> = { GET: isWatch ? 'watch' : name ? 'get' : 'list', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name ? 'delete' : 'deletecollection' };
@@ -309,12 +317,8 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   if (!sub && t.verbs && (!verb || !t.verbs.includes(verb))) throw methodNotAllowed();
   switch (method) {
     case 'GET': {
-      if (isWatch) {
-        const q = { ...query };
-        if (name) q.fieldSelector = [q.fieldSelector, `metadata.name=${name}`].filter(Boolean).join(',');
-        return watch(d, req, res, t, version, ns, q, wantsTable(accept));
-      }
-      if (!name) return list(d, res, t, version, ns, query, accept);
+      if (isWatch) return watch(d, req, res, t, version, ns, parseListOptions(params, t, true, name), wantsTable(accept));
+      if (!name) return list(d, res, t, version, ns, parseListOptions(params, t, false), accept);
       if (sub === 'scale') return send(res, 200, JSON.stringify(d.resources.getScale(t, ns, name)));
       const e = d.resources.get(t, ns, name);
       const json = d.resources.render(t, version, e.json);
@@ -369,10 +373,13 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
         if (isObject(parsed)) opts = parsed;
       }
       if (query.propagationPolicy) opts.propagationPolicy = query.propagationPolicy;
+      const orphan = queryOptionalBool(params, 'orphanDependents');
+      if (orphan !== undefined) opts.orphanDependents = orphan;
       if (opts.dryRun?.includes?.('All')) ctx.dryRun = true;
       if (!name) {
         if (sub) throw methodNotAllowed();
-        const json = d.resources.deleteCollection(t, version, ns, selectorOpts(query), opts, ctx);
+        const { labelSelector, fieldSelector } = parseListOptions(params, t, false);
+        const json = d.resources.deleteCollection(t, version, ns, { labelSelector, fieldSelector }, opts, ctx);
         return send(res, 200, json);
       }
       if (sub) throw methodNotAllowed();
@@ -384,28 +391,41 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   }
 }
 
-function selectorOpts(query: Record<string, string>): { labelSelector?: ReturnType<typeof parseLabelSelector>; fieldSelector?: ReturnType<typeof parseFieldSelector> } {
-  return { labelSelector: parseLabelSelector(query.labelSelector), fieldSelector: parseFieldSelector(query.fieldSelector) };
+/** A resourceVersion parameter as a number (400 when it is not one). */
+function parseRV(rv: string): number {
+  const n = Number(rv);
+  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(n)) throw badRequest(`invalid resource version: ${rv}`);
+  return n;
 }
 
-async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version: string, ns: string, query: Record<string, string>, accept: string | undefined): Promise<void> {
-  const limit = query.limit ? Number(query.limit) : 0;
-  if (query.limit && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${query.limit}`);
-  if (query.resourceVersionMatch === 'Exact' && query.resourceVersion && Number(query.resourceVersion) < d.store.floor) {
-    throw gone(`too old resource version: ${query.resourceVersion} (${d.store.floor})`);
+/** 504 Timeout, as when the API server's storage has not reached a requested resourceVersion. */
+function tooLargeRV(rv: number, current: number): StatusError {
+  return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
+    causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  });
+}
+
+async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version: string, ns: string, o: ListOptions, accept: string | undefined): Promise<void> {
+  if (o.continue && o.resourceVersion && o.resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+  if (o.resourceVersion && o.resourceVersion !== '0') {
+    const rv = parseRV(o.resourceVersion);
+    if (rv > d.store.rv) throw tooLargeRV(rv, d.store.rv);
+    if (o.resourceVersionMatch === 'Exact' && rv < d.store.floor) throw gone(`too old resource version: ${rv} (${d.store.floor})`);
   }
-  const r = d.resources.list(t, ns, { ...selectorOpts(query), limit, continue: query.continue });
+  // a negative limit is no limit, as in the API server
+  const r = d.resources.list(t, ns, { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: Math.max(0, o.limit), continue: o.continue });
   const meta: Record<string, unknown> = { resourceVersion: String(r.rv) };
   if (r.continue) meta.continue = r.continue;
-  if (r.remaining !== undefined && !query.labelSelector && !query.fieldSelector) meta.remainingItemCount = r.remaining;
+  if (r.remaining !== undefined && !o.labelSelector && !o.fieldSelector) meta.remainingItemCount = r.remaining;
   if (wantsTable(accept)) {
     const objs = r.entries.map((e) => JSON.parse(d.resources.render(t, version, e.json)));
-    return send(res, 200, JSON.stringify(toTable(t, version, objs, meta, query.includeObject)));
+    return send(res, 200, JSON.stringify(toTable(t, version, objs, meta, o.includeObject)));
   }
   const av = joinApiVersion(t.group, version);
   const head = `{"kind":"${t.listKind}","apiVersion":"${av}","metadata":${JSON.stringify(meta)},"items":[`;
   const n = r.entries.length;
-  if (n <= LIST_BATCH) {
+  if (n <= LIST_BATCH || PRETTY.has(res)) {
     const parts: string[] = new Array(n);
     for (let i = 0; i < n; i++) parts[i] = d.resources.render(t, version, r.entries[i].json);
     return send(res, 200, `${head}${parts.join(',')}]}`);
@@ -443,20 +463,18 @@ function watch(
   t: ResourceType,
   version: string,
   ns: string,
-  query: Record<string, string>,
+  o: ListOptions,
   table: boolean,
 ): void {
-  const { labelSelector, fieldSelector } = selectorOpts(query);
-  const rvParam = query.resourceVersion ?? '';
-  let from = -1;
-  if (rvParam !== '' && rvParam !== '0') {
-    from = Number(rvParam);
-    if (!Number.isInteger(from) || from < 0) throw badRequest(`invalid resource version: ${rvParam}`);
-  }
-  const sendInitial = query.sendInitialEvents === 'true' || from < 0;
-  const bookmarks = query.allowWatchBookmarks === 'true' || query.allowWatchBookmarks === '1';
-  const timeoutSeconds = query.timeoutSeconds ? Number(query.timeoutSeconds) : 0;
-  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 0) throw badRequest(`invalid timeoutSeconds: ${query.timeoutSeconds}`);
+  const { labelSelector, fieldSelector } = o;
+  const rvParam = o.resourceVersion;
+  // where the stream starts: the current state as ADDED events (sendInitialEvents, set by default for a
+  // watch from no or "0" resourceVersion), after a resourceVersion, or from now (sendInitialEvents=false)
+  const sendInitial = o.sendInitialEvents === true;
+  const from = rvParam === '' || rvParam === '0' ? d.store.rv : parseRV(rvParam);
+  const bookmarks = o.allowWatchBookmarks;
+  const timeoutSeconds = o.timeoutSeconds ?? 0;
+  if (timeoutSeconds < 0) throw badRequest(`invalid timeoutSeconds: ${timeoutSeconds}`);
   const tkey = typeKey(t.group, t.plural);
   const av = joinApiVersion(t.group, version);
 
@@ -468,7 +486,7 @@ function watch(
   const format = (type: string, json: string): string | undefined => {
     if (table) {
       const obj = JSON.parse(d.resources.render(t, version, json));
-      const tbl = toTable(t, version, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, query.includeObject, firstTable);
+      const tbl = toTable(t, version, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, o.includeObject, firstTable);
       firstTable = false;
       return eventLine(type, JSON.stringify(tbl));
     }
@@ -508,8 +526,8 @@ function watch(
   });
   registration.unregister = d.onWatchOpen?.(() => w.close());
 
-  // Catch-up: everything after `from`, or the current state as ADDED events.
-  if (from >= 0 && !(sendInitial && query.sendInitialEvents === 'true')) {
+  // Catch-up: the current state as ADDED events, or everything after `from`.
+  if (!sendInitial) {
     const events = d.store.eventsSince(from);
     if (!events) {
       const st = gone(`too old resource version: ${from} (${d.store.floor})`).toStatus();
@@ -524,7 +542,7 @@ function watch(
       const ev: StoreEvent = { rv: e.rv, type: 'ADDED', tkey, ns: e.ns, name: e.name, labels: e.labels, json: e.json };
       d.hub.deliver(w, ev);
     }
-    if (bookmarks && query.sendInitialEvents === 'true') res.write(bookmarkLine(true));
+    if (bookmarks) res.write(bookmarkLine(true));
   }
 
   if (bookmarks && d.bookmarkIntervalMs > 0) {
