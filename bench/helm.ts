@@ -17,7 +17,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox } from '../src/sandbox/index.js';
 import { isApiStatus, requestJson } from '../src/kube/http.js';
 import { RestMapper } from '../src/kube/mapper.js';
-import { HelmReleases } from '../src/helm/releases.js';
+import { HelmReleases } from '../src/helm/release-engine.js';
 import { loadChart } from '../src/helm/chart.js';
 import { renderChart } from '../src/helm/render.js';
 import { defaultCapabilities } from '../src/helm/capabilities.js';

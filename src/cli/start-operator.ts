@@ -17,7 +17,7 @@ import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
 import { cloneClient, isApiStatus, requestJson } from '../kube/http.js';
 import { connectionStats } from '../kube/connections.js';
-import { HelmReleases } from '../helm/releases.js';
+import { HelmReleases } from '../helm/release-engine.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';

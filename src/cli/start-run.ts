@@ -12,7 +12,7 @@ import { loadKubeConfig } from '../kube/kubeconfig.js';
 import { HaMode, haSettings } from './start-ha.js';
 import { connectionStats } from '../kube/connections.js';
 import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metrics.js';
-import { DRIFT_MODES, type DriftMode } from '../helm/monitor.js';
+import { DRIFT_MODES, type DriftMode } from '../helm/release-object-monitor.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { labelKeyProblem, labelValueProblem } from '../hooks/config-checks.js';

@@ -16,7 +16,7 @@ import type { ClusterObjects, PlacedObject } from './objects.js';
 /** The field manager kubectl's client-side apply uses; the Go operator's diff applies under it. */
 const DIFF_FIELD_MANAGER = 'kubectl-client-side-apply';
 
-export const NO_DIFF = 'No diff found';
+const NO_DIFF = 'No diff found';
 
 /** kubectl's file name of an object: `[group.]version.Kind.namespace.name`. */
 function diffFileName(p: PlacedObject): string {

@@ -17,7 +17,7 @@ import { isApiStatus } from '../kube/http.js';
 import { errorMessage } from '../util/errors.js';
 import { splitManifests } from './manifests.js';
 import { apiMessage, manifestObjects, type ClusterObjects, type PlacedObject } from './objects.js';
-import { goTime, type Release, type StoredHook } from './release.js';
+import { goTime, type Release, type StoredHook } from './release-record.js';
 
 export type RunHookEvent = 'pre-install' | 'post-install' | 'pre-upgrade' | 'post-upgrade' | 'pre-delete' | 'post-delete';
 

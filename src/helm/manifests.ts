@@ -138,7 +138,7 @@ export interface Hook {
   deletePolicies: string[];
 }
 
-export const HOOK_ANNOTATION = 'helm.sh/hook';
+const HOOK_ANNOTATION = 'helm.sh/hook';
 const HOOK_WEIGHT_ANNOTATION = 'helm.sh/hook-weight';
 const HOOK_DELETE_ANNOTATION = 'helm.sh/hook-delete-policy';
 
@@ -170,13 +170,8 @@ export function splitManifests(text: string): string[] {
 /** The JSON kind Go's decoder names in its errors. */
 const jsonKind = (v: JsonValue): string => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v);
 
-/** Reads a document's head; throws Helm's "YAML parse error on FILE: ..." */
-export function parseHead(doc: string, file: string): ManifestHead {
-  return parseDocumentHead(doc, file).head;
-}
-
-/** Parses a document once: its head and its data. */
-export function parseDocumentHead(doc: string, file: string): { head: ManifestHead; data: JsonValue } {
+/** Parses a document once: its head and its data; throws Helm's "YAML parse error on FILE: ..." */
+function parseDocumentHead(doc: string, file: string): { head: ManifestHead; data: JsonValue } {
   const data = parseManifestYaml(doc, file);
   return { head: headOf(data, file), data };
 }

@@ -160,7 +160,7 @@ function decodeStruct<T>(v: JsonValue, fields: [keyof T, FieldType][], struct: s
 }
 
 /** Masterminds semver.NewVersion, as Helm validates chart versions. */
-export function isValidSemver(v: string): boolean {
+function isValidSemver(v: string): boolean {
   try {
     SemverVersion.parse(v);
     return true;

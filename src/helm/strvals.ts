@@ -58,7 +58,7 @@ function atoi(s: string): number {
 }
 
 /** typedVal: how --set (st false) and --set-string (st true) read a value. */
-export function typedVal(val: string, st: boolean): unknown {
+function typedVal(val: string, st: boolean): unknown {
   if (st) return val;
   const lower = val.toLowerCase();
   if (lower === 'true') return true;

@@ -161,13 +161,8 @@ export function coalesceValues(chart: Chart, values: JsonObject, warn: Warn = ()
 }
 
 /** chartutil.MergeValues: like coalesceValues, but nulls are kept. */
-export function mergeValues(chart: Chart, values: JsonObject, warn: Warn = () => {}): JsonObject {
+function mergeValues(chart: Chart, values: JsonObject, warn: Warn = () => {}): JsonObject {
   return new Coalescer(warn, true).coalesce(chart, cloneValues(values), '');
-}
-
-/** chartutil.CoalesceTables: src under dst (dst wins, a null in dst deletes); modifies dst. */
-export function coalesceTables(dst: JsonObject, src: JsonObject): JsonObject {
-  return new Coalescer(() => {}, false).tables(dst, src, '');
 }
 
 /** Masterminds constraint check; an unparsable constraint or version never matches (IsCompatibleRange). */

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { HelmReleases } from '../../src/helm/releases.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
 import type { JsonObject } from '../../src/util/json.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';

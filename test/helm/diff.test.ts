@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requestJson } from '../../src/kube/http.js';
-import { HelmReleases } from '../../src/helm/releases.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster } from './helpers.js';
 

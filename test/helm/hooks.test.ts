@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../../src/kube/http.js';
 import { Informer, type KubeObject } from '../../src/kube/informer.js';
-import { HelmReleases } from '../../src/helm/releases.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';
 import { startSandbox } from '../../src/sandbox/index.js';

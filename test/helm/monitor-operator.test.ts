@@ -13,7 +13,7 @@ import { makeTree } from '../helpers/tree.js';
 import { logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { RestMapper } from '../../src/kube/mapper.js';
-import { HelmReleases } from '../../src/helm/releases.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
 import type { Operator } from '../../src/operator/operator.js';
 import { operatorSeed, sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle } from '../operator/helpers.js';

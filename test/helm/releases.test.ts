@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { requestJson } from '../../src/kube/http.js';
-import { HelmReleases } from '../../src/helm/releases.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
 import type { JsonObject } from '../../src/util/json.js';
 import type { HelmPort } from '../../src/operator/ports.js';
 import { parseYaml } from '../../src/util/yaml.js';

@@ -9,7 +9,7 @@ import { runHelmTemplate } from '../../src/cli/helm-template.js';
 import { loadChart } from '../../src/helm/chart.js';
 import { renderChart } from '../../src/helm/render.js';
 import { SCHEMA_HEADER, schemaErrors } from '../../src/helm/schema.js';
-import { HelmReleases } from '../../src/helm/releases.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { RestMapper } from '../../src/kube/mapper.js';
 import { KubeMonitors } from '../../src/kube/monitor.js';
 import { ObjectPatcher } from '../../src/kube/object-patcher.js';
 import { ConfigMapSource } from '../../src/kube/configmap-source.js';
-import { HelmReleases } from '../../src/helm/releases.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
 import type { KubernetesPort } from '../../src/operator/ports.js';
 
 /** What a sandbox needs for the operator: its namespace and an empty `addon-operator` ConfigMap. */

@@ -140,7 +140,7 @@ const lastRunJson = (l: NonNullable<StoredHook['last_run']>): RawJson =>
   );
 
 /** The release as Helm's json.Marshal writes it. */
-export function releaseJson(r: Release): string {
+function releaseJson(r: Release): string {
   const info = struct([
     ['first_deployed', r.info.first_deployed],
     ['last_deployed', r.info.last_deployed],

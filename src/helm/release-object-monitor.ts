@@ -32,7 +32,7 @@ export type DriftMode = 'fix' | 'warn' | 'off';
 export const DRIFT_MODES: readonly DriftMode[] = ['fix', 'warn', 'off'];
 
 /** The label every object of a release carries (objects.ts applies it). */
-export const RELEASE_OBJECT_SELECTOR = 'app.kubernetes.io/managed-by=Helm';
+const RELEASE_OBJECT_SELECTOR = 'app.kubernetes.io/managed-by=Helm';
 
 export interface DriftReport {
   release: string;
@@ -117,7 +117,7 @@ export function fieldSetOf(fieldsV1: unknown, out = new Set<string>()): Set<stri
 }
 
 /** The field set of `manager`'s Apply entry in the object's managedFields. */
-export function appliedFields(object: KubeObject | JsonObject, manager: string): Set<string> {
+function appliedFields(object: KubeObject | JsonObject, manager: string): Set<string> {
   const entries = (object.metadata as { managedFields?: unknown } | undefined)?.managedFields;
   const set = new Set<string>();
   if (!Array.isArray(entries)) return set;

@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requestJson } from '../../src/kube/http.js';
-import { HelmReleases } from '../../src/helm/releases.js';
-import type { DriftMode, DriftReport } from '../../src/helm/monitor.js';
-import { displayField, fieldSetOf } from '../../src/helm/monitor.js';
+import { HelmReleases } from '../../src/helm/release-engine.js';
+import type { DriftMode, DriftReport } from '../../src/helm/release-object-monitor.js';
+import { displayField, fieldSetOf } from '../../src/helm/release-object-monitor.js';
 import type { JsonObject } from '../../src/util/json.js';
 import { makeTree } from '../helpers/tree.js';
 import { waitFor } from '../helpers/operator-process.js';

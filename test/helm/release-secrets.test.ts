@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { requestJson } from '../../src/kube/http.js';
-import { ReleaseStore } from '../../src/helm/release-store.js';
-import { goTime, type Release } from '../../src/helm/release.js';
+import { ReleaseStore } from '../../src/helm/release-secrets.js';
+import { goTime, type Release } from '../../src/helm/release-record.js';
 import { cluster, releaseSecrets, secretPayload } from './helpers.js';
 
 function record(version: number, status: Release['info']['status'], extra: Partial<Release> = {}): Release {

@@ -7,7 +7,7 @@
  */
 import type { KubeConfig } from '../kube/kube-config.js';
 import { isApiStatus, requestJson } from '../kube/http.js';
-import { decodeRelease, encodeRelease, type Release } from './release.js';
+import { decodeRelease, encodeRelease, type Release } from './release-record.js';
 
 const SECRET_TYPE = 'helm.sh/release.v1';
 const SYSTEM_LABELS = new Set(['name', 'owner', 'status', 'version', 'createdAt', 'modifiedAt']);
@@ -18,7 +18,7 @@ interface SecretObject {
   type?: string;
 }
 
-export const releaseSecretName = (name: string, version: number): string => `sh.helm.release.v1.${name}.v${version}`;
+const releaseSecretName = (name: string, version: number): string => `sh.helm.release.v1.${name}.v${version}`;
 
 const collection = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
 

@@ -1,0 +1,86 @@
+/**
+ * The install-or-upgrade action (`helm upgrade --install` once decided that something changed): a
+ * new revision recorded pending, the CRDs, the pre hooks, the objects applied kind by kind, the
+ * objects of replaced revisions pruned, the post hooks, then the revision deployed and the one
+ * before superseded. A failure records the revision as failed with Helm's description and throws.
+ */
+import type { PlacedObject } from '../objects.js';
+import type { RenderResult } from '../render.js';
+import { goTime, storedChart, storedHook, type Release } from '../release-record.js';
+import type { JsonObject } from '../../util/json.js';
+import type { ReleaseContext } from './context.js';
+import { applyReleaseObjects } from './apply-objects.js';
+import { ensureModuleCrds, installChartCrds } from './crds.js';
+import { CHECKSUM_LABEL } from './change-detection.js';
+import { HelmHookFailure, runHookPhase } from './hook-phase.js';
+import { pruneReplaced } from './prune.js';
+import type { ModuleRunPlan } from './decide.js';
+
+export interface InstallOrUpgradeInput {
+  release: string;
+  namespace: string;
+  values: JsonObject;
+  /** Leave the chart's crds/ alone (Helm's `SkipCRDs`). */
+  skipCrds?: boolean;
+}
+
+/** The deployed revision and the objects it applied. */
+export async function installOrUpgrade(
+  ctx: ReleaseContext,
+  req: InstallOrUpgradeInput,
+  plan: Extract<ModuleRunPlan, { action: 'install' | 'upgrade' }>,
+): Promise<{ record: Release; applied: PlacedObject[] }> {
+  const { release: name, namespace } = req;
+  const { history, previous, deployed, rendered, revision, checksum, moduleCrds } = plan;
+  const record = newRecord(ctx, req, rendered, revision, checksum, deployed ?? previous, previous);
+  if (ctx.historyMax > 0) await ctx.store.prune(name, namespace, ctx.historyMax - 1, history);
+  await ctx.store.create(record);
+  const upgrade = plan.action === 'upgrade';
+  let applied: PlacedObject[];
+  try {
+    const crdsInstalled = ctx.crdMode === 'module' ? await ensureModuleCrds(ctx, moduleCrds, name) : req.skipCrds ? false : await installChartCrds(ctx, rendered.crds, name);
+    await runHookPhase(ctx.hooks, record, upgrade ? 'pre-upgrade' : 'pre-install');
+    applied = await applyReleaseObjects(ctx, record, rendered.manifests, crdsInstalled);
+    // objects of the replaced revisions that the chart no longer renders
+    await pruneReplaced(ctx, [...new Set([deployed, previous])].filter((r): r is Release => r !== undefined), rendered.manifests, namespace);
+    await runHookPhase(ctx.hooks, record, upgrade ? 'post-upgrade' : 'post-install');
+  } catch (e) {
+    // Helm's description carries its own text; the error thrown names the release
+    const helmText = e instanceof HelmHookFailure ? e.helmText : (e as Error).message;
+    record.info.status = 'failed';
+    record.info.description = upgrade ? `Upgrade "${name}" failed: ${helmText}` : `Release "${name}" failed: ${helmText}`;
+    await ctx.store.update(record).catch((err: unknown) => ctx.log.warn(`release ${name}: cannot record the failure: ${(err as Error).message}`));
+    throw e;
+  }
+  if (deployed) {
+    deployed.info.status = 'superseded';
+    await ctx.store.update(deployed);
+  }
+  record.info.status = 'deployed';
+  record.info.description = upgrade ? 'Upgrade complete' : 'Install complete';
+  await ctx.store.update(record);
+  return { record, applied };
+}
+
+function newRecord(ctx: ReleaseContext, req: InstallOrUpgradeInput, rendered: RenderResult, revision: number, checksum: string, before: Release | undefined, last: Release | undefined): Release {
+  const now = goTime(ctx.now());
+  return {
+    name: req.release,
+    namespace: req.namespace,
+    version: revision,
+    info: {
+      first_deployed: before?.info.first_deployed || now,
+      last_deployed: now,
+      deleted: '',
+      description: before ? 'Preparing upgrade' : 'Initial install underway',
+      status: before ? 'pending-upgrade' : 'pending-install',
+      notes: rendered.notes,
+    },
+    chart: storedChart(rendered.chart),
+    config: req.values,
+    manifest: rendered.manifest,
+    hooks: rendered.hooks.map(storedHook),
+    // Helm's mergeCustomLabels: the last revision's labels, then the new ones; "null" removes one
+    labels: Object.fromEntries(Object.entries({ ...last?.labels, ...ctx.releaseLabels, [CHECKSUM_LABEL]: checksum }).filter(([, v]) => v !== 'null')),
+  };
+}

@@ -1,0 +1,274 @@
+/**
+ * The release engine, the operator's Helm port: `helm upgrade --install`, `helm uninstall`, release
+ * listing, render and diff for module charts, without a helm binary. Releases are Helm 3 records
+ * (release-secrets.ts); the work is done by the release actions (release-actions/: decide, then
+ * install-or-upgrade, uninstall, prune, CRDs, status check). Here: the wiring, one operation per
+ * release at a time, and the hand-over of deployed releases to the resources monitor.
+ *
+ * upgradeInstall skips the work when the checksum of the values and the rendered manifest equals the
+ * one stored on the last deployed revision and every object of that revision still exists
+ * (LIFECYCLE-STEPS step 5; release-actions/decide.ts).
+ */
+import { performance } from 'node:perf_hooks';
+import type { KubeConfig } from '../kube/kube-config.js';
+import type { RestMapper } from '../kube/mapper.js';
+import type { JsonObject } from '../util/json.js';
+import { loadChart } from './chart.js';
+import { manifestDiff } from './diff.js';
+import { HookRunner } from './hooks.js';
+import { ClusterObjects, manifestObjects, type PlacedObject } from './objects.js';
+import type { Release } from './release-record.js';
+import { ReleaseStore } from './release-secrets.js';
+import { ReleaseMonitor, type DriftMode, type DriftReport } from './release-object-monitor.js';
+import { ReleaseRenderer } from './release-render.js';
+import { ownership, placedObjects, type CrdMode, type ReleaseContext, type ReleaseLog } from './release-actions/context.js';
+import { absentObjects } from './release-actions/absent-objects.js';
+import { decideModuleRun } from './release-actions/decide.js';
+import { installOrUpgrade } from './release-actions/install-or-upgrade.js';
+import { uninstallRelease } from './release-actions/uninstall.js';
+import { ReleaseStatusCheck } from './release-actions/status-check.js';
+
+export { CHECKSUM_LABEL } from './release-actions/change-detection.js';
+export type { ReleaseLog } from './release-actions/context.js';
+
+export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
+
+export type HelmOperation = 'template' | 'check-upgrade' | 'upgrade';
+
+export interface ReleaseRequest {
+  release: string;
+  namespace: string;
+  chartDir: string;
+  values: JsonObject;
+  /** Told how long each step took (Go's `helm_operation_seconds`): the render, the check, the upgrade. */
+  onOperation?: (operation: HelmOperation, seconds: number) => void;
+  /** Leave the chart's crds/ alone (Helm's and the Go operator's `SkipCRDs`). */
+  skipCrds?: boolean;
+}
+
+export interface HelmReleasesOptions {
+  kc: KubeConfig;
+  mapper: RestMapper;
+  /** Revisions kept per release (`--helm-history-max`, default 10); 0 keeps all. */
+  historyMax?: number;
+  /** Field manager of server-side apply (default `addon-operator`). */
+  fieldManager?: string;
+  /**
+   * Labels added to every object of a release's manifest and to the module's CRDs (`crds: 'module'`),
+   * as the Go operator's post-renderer and crd-installer add `--crd-extra-labels`; the manifest Helm
+   * stores is the post-rendered one (post-render.ts). Not added to Helm hooks or crds/ CRDs in `helm`
+   * mode (Helm 3.19 post-renders the manifest only).
+   */
+  extraLabels?: Record<string, string>;
+  /** Labels of each new revision's storage Secret (Helm's `--labels`), beside `moduleChecksum`. */
+  releaseLabels?: Record<string, string>;
+  /** Objects of one kind applied at once (default 8). */
+  applyConcurrency?: number;
+  /** How long a Helm hook's Job or Pod, or its deletion, is waited for (`--helm-timeout`, default 20 min). */
+  hookTimeoutMs?: number;
+  /**
+   * crds/ as Helm treats it (`helm`, the default: created when absent, never changed, `skipCrds`
+   * honoured), or as the Go operator does (`module`): Helm is told SkipCRDs, and the module's
+   * `.yaml` files under `crds/` (but `doc-` and `_` ones; subcharts' crds/ never) are created or updated before the
+   * release, as its ModuleEnsureCRDs task does.
+   */
+  crds?: CrdMode;
+  /** How long discovered capabilities are reused (default 30 s). */
+  capabilitiesTtlMs?: number;
+  log?: ReleaseLog;
+  /**
+   * Watch the objects of deployed releases (release-object-monitor.ts): absent objects raise `onAbsent`
+   * (LIFECYCLE-STEPS step 15), drifted fields are restored (`fix`, the default) or reported (`warn`);
+   * no-change runs check absence against the watches instead of reading every object.
+   */
+  monitor?: {
+    drift?: DriftMode;
+    onAbsent?: (release: string, resources: string[]) => void;
+    onDrift?: (report: DriftReport) => void;
+    burstMs?: number;
+    /**
+     * The Go monitor's HelmReleaseUnexpectedStatus (release-actions/status-check.ts): every
+     * `statusCheckMs` (default the Go period, 4m30s plus up to 59 s), a watched release whose last
+     * revision is not `deployed` (or that has none left) and that no operation holds is reported.
+     */
+    onUnexpectedStatus?: (release: string, status: string) => void;
+    statusCheckMs?: number;
+  };
+  /** Clock (tests). */
+  now?: () => Date;
+}
+
+/** Helm's and the Go operator's default timeout (`--helm-timeout`). */
+const DEFAULT_HOOK_TIMEOUT_MS = 20 * 60_000;
+
+export class HelmReleases {
+  private readonly ctx: ReleaseContext;
+  private readonly renderer: ReleaseRenderer;
+  private readonly monitor?: ReleaseMonitor;
+  private readonly statusCheck?: ReleaseStatusCheck;
+  /** One operation at a time per release. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(options: HelmReleasesOptions) {
+    const log = options.log ?? { info: () => {}, warn: () => {} };
+    const now = options.now ?? (() => new Date());
+    const store = new ReleaseStore(options.kc, { warn: (m) => log.warn(m), now });
+    const fieldManager = options.fieldManager ?? 'addon-operator';
+    const extraLabels = options.extraLabels ?? {};
+    if (options.monitor) {
+      this.monitor = new ReleaseMonitor({
+        kc: options.kc,
+        mapper: options.mapper,
+        fieldManager,
+        ...options.monitor,
+        log,
+        reapply: (release, namespace, p) =>
+          this.locked(`${namespace}/${release}`, async () => {
+            if (this.monitor?.tracks(p)) await this.ctx.objects.apply(p, ownership(release, namespace));
+          }),
+      });
+      const onUnexpectedStatus = options.monitor.onUnexpectedStatus;
+      if (onUnexpectedStatus) {
+        this.statusCheck = new ReleaseStatusCheck({ store, log, onUnexpectedStatus, busy: (key) => this.locks.has(key), ...(options.monitor.statusCheckMs !== undefined ? { periodMs: options.monitor.statusCheckMs } : {}) });
+      }
+    }
+    const monitor = this.monitor;
+    const objects = new ClusterObjects(options.kc, options.mapper, fieldManager, monitor ? (p, live) => monitor.applied(p, live) : undefined);
+    this.ctx = {
+      store,
+      objects,
+      hooks: new HookRunner({
+        kc: options.kc,
+        mapper: options.mapper,
+        objects,
+        timeoutMs: options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
+        record: (r) => store.update(r),
+        log,
+        now,
+      }),
+      log,
+      now,
+      historyMax: options.historyMax ?? 10,
+      extraLabels,
+      releaseLabels: options.releaseLabels ?? {},
+      applyConcurrency: Math.max(1, options.applyConcurrency ?? 8),
+      crdMode: options.crds ?? 'helm',
+    };
+    this.renderer = new ReleaseRenderer({ kc: options.kc, mapper: options.mapper, extraLabels, capabilitiesTtlMs: options.capabilitiesTtlMs ?? 30_000, log });
+  }
+
+  upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
+    return this.locked(`${request.namespace}/${request.release}`, () => this.monitoredUpgradeInstall(request));
+  }
+
+  uninstall(release: string, namespace: string): Promise<boolean> {
+    return this.locked(`${namespace}/${release}`, async () => {
+      await this.monitor?.forget(release, namespace);
+      this.statusCheck?.remove(release, namespace);
+      return uninstallRelease(this.ctx, release, namespace);
+    });
+  }
+
+  /** What the resources monitor watches, per release: `ns/Kind/name` of each object. */
+  watched(): Record<string, string[]> {
+    return this.monitor?.watched() ?? {};
+  }
+
+  /** Stops the resources monitor's watches and status checks. */
+  async stop(): Promise<void> {
+    this.statusCheck?.stop();
+    await this.monitor?.stop();
+  }
+
+  listReleases(namespace: string): Promise<string[]> {
+    return this.ctx.store.names(namespace);
+  }
+
+  /**
+   * The manifest the release would get now, rendered as `upgradeInstall` renders it to compare
+   * checksums (for `module render`); nothing is applied or recorded.
+   */
+  async render(request: ReleaseRequest): Promise<string> {
+    const chart = loadChart(request.chartDir, { syntheticName: request.release });
+    return (await this.renderer.probe(chart, request)).manifest;
+  }
+
+  /**
+   * What applying the release's manifest now would change (`module render --diff`): a unified diff of
+   * the live objects and the dry-run server-side apply results, or `No diff found`.
+   */
+  async diff(request: ReleaseRequest): Promise<string> {
+    const chart = loadChart(request.chartDir, { syntheticName: request.release });
+    const rendered = await this.renderer.probe(chart, request);
+    const placed = [];
+    for (const o of manifestObjects(rendered.manifests)) placed.push(await this.ctx.objects.placeOrFail(o, request.namespace));
+    return manifestDiff(this.ctx.objects, placed);
+  }
+
+  /** Objects of the last deployed revision that are missing from the cluster (for drift checks). */
+  async absentObjects(release: string, namespace: string): Promise<string[]> {
+    const deployed = (await this.ctx.store.history(release, namespace)).filter((r) => r.info.status === 'deployed').at(-1);
+    if (!deployed) return [];
+    return absentObjects(this.ctx.objects, deployed);
+  }
+
+  /** Forgets the discovered capabilities (after CRDs were added, say). */
+  invalidateCapabilities(): void {
+    this.renderer.invalidateCapabilities();
+  }
+
+  private async locked<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(key) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => {});
+    this.locks.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    }
+  }
+
+  /** The monitor leaves the release alone during the run, then watches what its deployed revision owns. */
+  private async monitoredUpgradeInstall(req: ReleaseRequest): Promise<ReleaseOutcome> {
+    const monitor = this.monitor;
+    if (!monitor) return (await this.run(req)).outcome;
+    monitor.pause(req.release, req.namespace);
+    try {
+      const { outcome, deployed, applied } = await this.run(req);
+      if (outcome === 'unchanged' && monitor.isTracking(req.release, req.namespace)) return outcome;
+      // not awaited: a watch that cannot list yet must not hold the module run
+      if (deployed) {
+        void monitor.track(req.release, req.namespace, applied ?? (await placedObjects(this.ctx.objects, deployed.manifest, req.namespace)));
+        this.statusCheck?.add(req.release, req.namespace);
+      }
+      return outcome;
+    } finally {
+      monitor.resume(req.release, req.namespace);
+    }
+  }
+
+  /**
+   * One module run: the decision, then the action it names. The outcome and the release's deployed
+   * revision after it; after an install or upgrade, also the objects it applied.
+   */
+  private async run(req: ReleaseRequest): Promise<{ outcome: ReleaseOutcome; deployed: Release | undefined; applied?: PlacedObject[] }> {
+    let stepStarted = performance.now();
+    const step = (operation: HelmOperation) => {
+      const now = performance.now();
+      req.onOperation?.(operation, (now - stepStarted) / 1000);
+      stepStarted = now;
+    };
+    const chart = loadChart(req.chartDir, { syntheticName: req.release });
+    const plan = await decideModuleRun(
+      this.ctx,
+      { renderer: this.renderer, step, absent: async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)) },
+      chart,
+      req,
+    );
+    if (plan.action === 'unchanged') return { outcome: 'unchanged', deployed: plan.deployed };
+    const { record, applied } = await installOrUpgrade(this.ctx, req, plan);
+    step('upgrade');
+    return { outcome: plan.action === 'upgrade' ? 'upgraded' : 'installed', deployed: record, applied };
+  }
+}
