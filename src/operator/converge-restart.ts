@@ -9,9 +9,7 @@
 import type { TaskQueue } from '../queue/index.js';
 import { isConvergeTask } from './converge-status.js';
 import type { Runtime } from './runtime.js';
-import type { OperatorTask, TaskMeta } from './tasks.js';
-
-const isParallelQueue = (q: TaskQueue<TaskMeta>) => q.name.startsWith('parallel_queue_');
+import { isParallelQueue, type OperatorTask, type TaskMeta } from './task-meta.js';
 
 /** Resolves when every task of `ids` has finished its current handler call. */
 function finished(rt: Runtime, ids: Set<string>): Promise<void> {
@@ -29,7 +27,7 @@ function finished(rt: Runtime, ids: Set<string>): Promise<void> {
 
 /** Converge tasks of the parallel queues, and Synchronization runs of `modules` in other queues. */
 function strayTask(rt: Runtime, q: TaskQueue<TaskMeta>, t: OperatorTask, modules: ReadonlySet<string>): boolean {
-  if (isParallelQueue(q)) return isConvergeTask(t, false);
+  if (isParallelQueue(q.name)) return isConvergeTask(t, false);
   return q !== rt.main && t.metadata.kind === 'ModuleHookRun' && t.metadata.sync !== undefined && modules.has(t.metadata.module);
 }
 

@@ -3,7 +3,7 @@
  * tasks left in it are counted; 0 → >0 starts a converge, >0 → 0 ends it. The end of the first one
  * makes the operator ready. Feeds `/readyz` and `/status/converge` (§3.1).
  */
-import type { OperatorTask } from './tasks.js';
+import type { OperatorTask } from './task-meta.js';
 
 export type FirstConvergePhase = 'NotStarted' | 'InProgress' | 'Done';
 

@@ -8,7 +8,7 @@ import type { KubernetesBinding, ScheduleBinding } from '../hooks/config-types.j
 import { eventContext, synchronizationContext, type EventContext, type SnapshotSource, type SynchronizationContext } from '../hooks/binding-context.js';
 import type { ScheduleManager } from '../schedule/index.js';
 import type { BindingEvent, BindingMonitor, KubernetesPort, MonitorTimings } from './ports.js';
-import { hookLabel } from './tasks.js';
+import { hookLabel } from './task-meta.js';
 
 export interface HookEventSink {
   kubernetes(hook: Hook, binding: KubernetesBinding, context: EventContext): void;

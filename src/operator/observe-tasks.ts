@@ -5,7 +5,7 @@
  */
 import type { TaskFinishedEvent, TaskStartedEvent } from '../queue/index.js';
 import type { Runtime } from './runtime.js';
-import type { TaskMeta } from './tasks.js';
+import type { TaskMeta } from './task-meta.js';
 
 function waitLabels(meta: TaskMeta, taskType: string, queue: string) {
   switch (meta.kind) {

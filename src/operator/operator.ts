@@ -13,7 +13,7 @@ import { isValidValuesKey } from '../modules/names.js';
 import { parseConfigData } from '../config/configmap.js';
 import type { Hook } from '../hooks/hook.js';
 import type { KubernetesBinding, ScheduleBinding } from '../hooks/config-types.js';
-import { onStartupContext, scheduleContext, type EventContext } from '../hooks/binding-context.js';
+import { onStartupContext, scheduleContext, type BindingContext } from '../hooks/binding-context.js';
 import { hooksInOrder } from '../hooks/order.js';
 import { RunDir } from '../hooks/process.js';
 import { HookMetricsStorage } from '../metrics/hook-metrics.js';
@@ -26,18 +26,8 @@ import { UserError, errorMessage } from '../util/errors.js';
 import type { ConfigMapData, ConfigSource, HelmPort, KubernetesPort } from './ports.js';
 import { Runtime } from './runtime.js';
 import type { HookEventSink } from './hook-bindings.js';
-import { compactContexts, makeTask, taskLogLabels, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './tasks.js';
-import { globalHookRun, moduleHookRun } from './handlers/hook-run.js';
-import {
-  applyKubeConfigValues,
-  convergeModules,
-  discoverHelmReleases,
-  enableKubernetesBindings,
-  enableScheduleBindings,
-  modulePurge,
-  waitKubernetesSynchronization,
-} from './handlers/converge.js';
-import { moduleDelete, moduleRun, parallelModuleRun } from './handlers/module.js';
+import { compactContexts, makeTask, taskLogLabels, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './task-meta.js';
+import { TASK_HANDLERS, type TaskHandler } from './tasks/index.js';
 
 export interface OperatorOptions {
   manager: ModuleManager;
@@ -94,8 +84,11 @@ export class Operator {
       onError: (err) => this.log.error({ error: errorMessage(err) }, 'queue listener failed'),
     });
     const sink: HookEventSink = {
-      kubernetes: (hook, binding, ctx) => this.onKubernetesEvent(hook, binding, ctx),
-      schedule: (hook, binding) => this.onSchedule(hook, binding),
+      kubernetes: (hook, binding, ctx) => this.onBindingEvent(hook, binding, 'kubernetes', ctx),
+      // schedule events before the first converge is done are dropped (LIFECYCLE-STEPS)
+      schedule: (hook, binding) => {
+        if (this.rt.converge.ready) this.onBindingEvent(hook, binding, 'schedule', scheduleContext(binding));
+      },
       monitorError: (hook, binding, error) => {
         opts.metrics?.watchError(/\b410\b|expired|too old/i.test(error.message) ? 'expired' : 'fail');
         this.log.error({ hook: hook.name, module: hook.module, binding: binding.name, error: error.message }, 'kubernetes monitor error');
@@ -219,35 +212,9 @@ export class Operator {
   }
 
   private async dispatch(task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
-    const rt = this.rt;
-    switch (task.metadata.kind) {
-      case 'GlobalHookRun':
-        return globalHookRun(rt, task, queue, signal);
-      case 'ModuleHookRun':
-        return moduleHookRun(rt, task, queue, signal);
-      case 'GlobalHookEnableScheduleBindings':
-        return enableScheduleBindings(rt, task);
-      case 'GlobalHookEnableKubernetesBindings':
-        return enableKubernetesBindings(rt, task);
-      case 'GlobalHookWaitKubernetesSynchronization':
-        return waitKubernetesSynchronization(rt);
-      case 'ConvergeModules':
-        return convergeModules(rt, task, queue);
-      case 'ModuleRun':
-        return moduleRun(rt, task, queue);
-      case 'ParallelModuleRun':
-        return parallelModuleRun(rt, task);
-      case 'ModuleDelete':
-        return moduleDelete(rt, task, queue);
-      case 'ModulePurge':
-        return modulePurge(rt, task);
-      case 'DiscoverHelmReleases':
-        return discoverHelmReleases(rt);
-      case 'ApplyKubeConfigValues':
-        return applyKubeConfigValues(rt, queue);
-      default:
-        return TaskResults.fail(`no handler for task type ${task.type}`);
-    }
+    const handler = TASK_HANDLERS[task.metadata.kind] as TaskHandler | undefined;
+    if (!handler) return TaskResults.fail(`no handler for task type ${task.type}`);
+    return handler(this.rt, task, queue, signal);
   }
 
   private onFirstConvergeDone(): void {
@@ -255,21 +222,10 @@ export class Operator {
     this.queues.main.addLast(makeTask({ kind: 'DiscoverHelmReleases', event: 'Discover-Helm-Releases' }));
   }
 
-  private onKubernetesEvent(hook: Hook, binding: KubernetesBinding, ctx: EventContext): void {
+  /** A kubernetes or schedule event of a hook: a run of the hook in the binding's queue (none for a disabled module's hook). */
+  private onBindingEvent(hook: Hook, binding: KubernetesBinding | ScheduleBinding, bindingType: 'kubernetes' | 'schedule', ctx: BindingContext): void {
     if (this.stopping) return;
-    const common = { hook, bindingType: 'kubernetes' as const, contexts: [ctx], event: 'Kubernetes', allowFailure: binding.allowFailure };
-    if (hook.module) {
-      if (!this.rt.isEnabled(hook.module)) return;
-      this.queues.addLast(makeTask({ kind: 'ModuleHookRun', module: hook.module, ...common }, binding.queue));
-    } else {
-      this.queues.addLast(makeTask({ kind: 'GlobalHookRun', reloadAllOnValuesChanges: true, ...common }, binding.queue));
-    }
-  }
-
-  /** Schedule events before the first converge is done are dropped (LIFECYCLE-STEPS). */
-  private onSchedule(hook: Hook, binding: ScheduleBinding): void {
-    if (this.stopping || !this.rt.converge.ready) return;
-    const common = { hook, bindingType: 'schedule' as const, contexts: [scheduleContext(binding)], event: 'Schedule', allowFailure: binding.allowFailure };
+    const common = { hook, bindingType, contexts: [ctx], event: bindingType === 'kubernetes' ? 'Kubernetes' : 'Schedule', allowFailure: binding.allowFailure };
     if (hook.module) {
       if (!this.rt.isEnabled(hook.module)) return;
       this.queues.addLast(makeTask({ kind: 'ModuleHookRun', module: hook.module, ...common }, binding.queue));

@@ -21,7 +21,7 @@ import { ConvergeStatus } from './converge-status.js';
 import { RateLimiter } from '../util/rate-limit.js';
 import { Activity } from './activity.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import { hookLabel, makeTask, type BindingType, type ConvergeEvent, type OperatorTask, type TaskMeta } from './tasks.js';
+import { hookLabel, isParallelQueue, makeTask, type BindingType, type ConvergeEvent, type OperatorTask, type TaskMeta } from './task-meta.js';
 
 /** ModuleRun phases (reference/addon-operator.md §5.6). */
 export type ModulePhase = 'Startup' | 'QueueSynchronizationTasks' | 'WaitForSynchronization' | 'EnableScheduleBindings' | 'CanRunHelm' | 'Ready';
@@ -249,7 +249,7 @@ export class Runtime {
     const waiting = (t: OperatorTask) =>
       !t.processing &&
       ((t.metadata.kind === 'ModuleRun' && t.metadata.module === module) || (t.metadata.kind === 'ParallelModuleRun' && t.metadata.modules.some((m) => m.module === module)));
-    return this.queues.queues().some((q) => (q === this.main || q.name.startsWith('parallel_queue_')) && q.tasks().some(waiting));
+    return this.queues.queues().some((q) => (q === this.main || isParallelQueue(q.name)) && q.tasks().some(waiting));
   }
 
   /** Appends a ModuleRun (no start-up) to main unless one is already waiting. */

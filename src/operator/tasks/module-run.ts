@@ -1,22 +1,15 @@
 /**
- * ModuleRun and ModuleDelete (LIFECYCLE-STEPS steps 5–6, reference/addon-operator.md §5.6): the phases
- * of a module run — onStartup, Synchronization of its kubernetes bindings, schedules, beforeHelm,
- * Helm, afterHelm — and the deletion of a disabled module.
+ * ModuleRun (LIFECYCLE-STEPS step 5, reference/addon-operator.md §5.6): the phases of a module run —
+ * onStartup, Synchronization of its kubernetes bindings, schedules, beforeHelm, Helm, afterHelm. A run
+ * of a parallel group reports its success to the group.
  */
-import { lifecycleContext, onStartupContext } from '../../hooks/binding-context.js';
+import { onStartupContext } from '../../hooks/binding-context.js';
 import type { Hook } from '../../hooks/hook.js';
 import { hooksInOrder } from '../../hooks/order.js';
-import type { ModuleLifecycleBinding } from '../../hooks/config-types.js';
 import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
 import type { Runtime } from '../runtime.js';
-import { makeTask, type ModuleDeleteMeta, type ModuleRunMeta, type OperatorTask, type ParallelModuleRunMeta, type TaskMeta } from '../tasks.js';
-import { WAIT_POLL_MS } from './converge.js';
-
-async function runLifecycle(rt: Runtime, module: string, hooks: readonly Hook[], binding: ModuleLifecycleBinding, queue: string): Promise<void> {
-  for (const hook of hooksInOrder(hooks, binding)) {
-    await rt.runModuleHook(module, hook, [lifecycleContext(hook.config, binding)], binding, queue);
-  }
-}
+import { isParallelQueue, makeTask, type OperatorTask, type TaskMeta } from '../task-meta.js';
+import { runLifecycle, WAIT_POLL_MS, type TaskHandler, type TaskOf } from './shared.js';
 
 /** Starts the module's monitors and queues their Synchronization runs; returns those for this queue. */
 async function queueSynchronization(rt: Runtime, module: string, hooks: readonly Hook[], queue: TaskQueue<TaskMeta>): Promise<OperatorTask[]> {
@@ -48,46 +41,15 @@ async function queueSynchronization(rt: Runtime, module: string, hooks: readonly
   return head;
 }
 
-/** Queues of parallel module runs: `parallel_queue_N`, as in the Go operator. */
-export const PARALLEL_QUEUE_PREFIX = 'parallel_queue_';
-const isParallelQueue = (name: string) => name.startsWith(PARALLEL_QUEUE_PREFIX);
-
-/**
- * ParallelModuleRun: one ModuleRun per module of the group into at most N parallel queues (each
- * queue runs its modules one by one, so at most N run at once); done when every one has succeeded. A
- * failing module is retried in its own queue, alone. Main waits here, so the next order number
- * starts only after the whole group.
- */
-export function parallelModuleRun(rt: Runtime, task: OperatorTask): TaskResult<TaskMeta> {
-  const meta = task.metadata as ParallelModuleRunMeta;
-  let pending = rt.parallelGroups.get(task.id);
-  if (!pending) {
-    const live = meta.modules.filter((m) => rt.isEnabled(m.module));
-    pending = new Set(live.map((m) => m.module));
-    rt.parallelGroups.set(task.id, pending);
-    const n = Math.min(rt.opts.parallelModuleRuns, live.length);
-    live.forEach((m, i) =>
-      rt.queues.addLast(
-        makeTask({ kind: 'ModuleRun', module: m.module, doStartup: m.doStartup, reloadAll: meta.reloadAll, event: meta.event, parallelGroup: task.id }, `${PARALLEL_QUEUE_PREFIX}${i % n}`),
-      ),
-    );
-    rt.log.info({ modules: live.map((m) => m.module), queues: n }, 'parallel module run started');
-  }
-  // woken by the last module's success (Runtime.parallelModuleDone); the poll is a fallback
-  if (pending.size > 0) return TaskResults.repeat({ delayBeforeNextTask: 1000 });
-  rt.parallelGroups.delete(task.id);
-  return TaskResults.success();
-}
-
-export async function moduleRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+export const moduleRun: TaskHandler<'ModuleRun'> = async (rt, task, queue) => {
   const result = await runModule(rt, task, queue);
-  const meta = task.metadata as ModuleRunMeta;
+  const meta = task.metadata;
   if (meta.parallelGroup && result.status === 'Success') rt.parallelModuleDone(meta.parallelGroup, meta.module);
   return result;
-}
+};
 
-async function runModule(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
-  const meta = task.metadata as ModuleRunMeta;
+async function runModule(rt: Runtime, task: TaskOf<'ModuleRun'>, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
+  const meta = task.metadata;
   const { module } = meta;
   if (!rt.isEnabled(module)) return TaskResults.success();
   const state = rt.moduleState(module);
@@ -154,32 +116,4 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
   const before = m.values.checksum();
   await runLifecycle(rt, module, hooks, 'afterHelm', queue);
   return m.values.checksum() !== before;
-}
-
-/**
- * Deletes a disabled module: its queued hook runs in named queues go, schedules stop, the release is
- * uninstalled (beforeDeleteHelm first when there is one), afterDeleteHelm hooks run, monitors stop, and
- * its volatile state is forgotten; its config values stay (DESIGN §4.9).
- */
-export async function moduleDelete(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
-  const { module } = task.metadata as ModuleDeleteMeta;
-  const hooks = await rt.manager.moduleHooks(module);
-  for (const q of rt.queues.queues()) {
-    if (q === rt.main) continue;
-    q.removeWhere((t) => !t.processing && t.metadata.kind === 'ModuleHookRun' && t.metadata.module === module);
-  }
-  for (const hook of hooks) rt.bindingsOf(hook).disableSchedules();
-  const m = rt.manager.module(module);
-  const releases = await rt.opts.helm.listReleases(rt.opts.namespace);
-  if (releases.includes(module)) {
-    await runLifecycle(rt, module, hooks, 'beforeDeleteHelm', queue.name);
-    await rt.opts.helm.uninstall(module, rt.opts.namespace);
-    rt.log.info({ module, release: module }, 'helm release deleted');
-  }
-  await runLifecycle(rt, module, hooks, 'afterDeleteHelm', queue.name);
-  for (const hook of hooks) await rt.bindingsOf(hook).disable();
-  rt.manager.resetModule(m.def.name);
-  rt.resetModuleState(module);
-  rt.pendingDeletes.delete(module);
-  return TaskResults.success();
 }

@@ -1,13 +1,41 @@
 /**
- * GlobalHookRun and ModuleHookRun (reference/addon-operator.md §5.4): Synchronization runs, run-time
- * combining of the contexts queued for the same hook, allowFailure, and the reactions to changed
- * values (LIFECYCLE-STEPS steps 9–12).
+ * What the task handlers share: the handler's signature, and the steps more than one task type takes
+ * (a module's lifecycle hooks in order; a hook run's combining, Synchronization bookkeeping and
+ * allowFailure).
  */
-import { combineBindingContexts, type BindingContext } from '../../hooks/binding-context.js';
+import { combineBindingContexts, lifecycleContext, type BindingContext } from '../../hooks/binding-context.js';
+import type { Hook } from '../../hooks/hook.js';
+import { hooksInOrder } from '../../hooks/order.js';
+import type { ModuleLifecycleBinding } from '../../hooks/config-types.js';
 import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Runtime } from '../runtime.js';
-import { hookLabel, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from '../tasks.js';
+import { hookLabel, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from '../task-meta.js';
+
+export type TaskKind = TaskMeta['kind'];
+
+/** A task whose metadata is that of its type (an intersection, not Extract: some metadata shapes serve two types). */
+export type TaskOf<K extends TaskKind> = OperatorTask & { metadata: TaskMeta & { kind: K } };
+
+/** Runs one task of type K once; its result tells the queue what comes next. */
+export type TaskHandler<K extends TaskKind = TaskKind> = (
+  rt: Runtime,
+  task: TaskOf<K>,
+  queue: TaskQueue<TaskMeta>,
+  signal: AbortSignal,
+) => Promise<TaskResult<TaskMeta>> | TaskResult<TaskMeta>;
+
+/** How long a waiting task sleeps between checks (shell-operator polls every 125 ms). */
+export const WAIT_POLL_MS = 100;
+
+/** Runs the module's hooks of a lifecycle binding (beforeHelm, afterHelm, ...) in order. */
+export async function runLifecycle(rt: Runtime, module: string, hooks: readonly Hook[], binding: ModuleLifecycleBinding, queue: string): Promise<void> {
+  for (const hook of hooksInOrder(hooks, binding)) {
+    await rt.runModuleHook(module, hook, [lifecycleContext(hook.config, binding)], binding, queue);
+  }
+}
+
+// ---- hook runs (GlobalHookRun, ModuleHookRun) ------------------------------------------------------
 
 type HookRunMeta = GlobalHookRunMeta | ModuleHookRunMeta;
 
@@ -46,14 +74,15 @@ function combineFollowing(task: OperatorTask, meta: HookRunMeta, queue: TaskQueu
 }
 
 /** A Synchronization run that the hook does not want executed (v0, executeHookOnSynchronization: false). */
-function skipsSynchronization(meta: HookRunMeta): boolean {
+export function skipsSynchronization(meta: HookRunMeta): boolean {
   if (!meta.sync) return false;
   if (meta.hook.config.version === 'v0') return true;
   const binding = meta.hook.config.kubernetes.find((b) => b.name === meta.sync!.binding);
   return binding ? !binding.executeHookOnSynchronization : true;
 }
 
-function finishSync(rt: Runtime, task: OperatorTask, meta: HookRunMeta): void {
+/** A Synchronization run ended: its bindings' events flow, and whoever waited for it stops waiting. */
+export function finishSync(rt: Runtime, task: OperatorTask, meta: HookRunMeta): void {
   if (!meta.sync) return;
   for (const { taskId, sync } of [{ taskId: task.id, sync: meta.sync }, ...(meta.combinedSyncs ?? [])]) {
     rt.bindingsOf(meta.hook).unlock(sync.binding);
@@ -70,8 +99,8 @@ async function runHook(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue
     : rt.runModuleHook(meta.module, meta.hook, contexts, meta.bindingType, queue.name);
 }
 
-/** Runs the hook; a failure with allowFailure is logged and counts as success. */
-async function attempt(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>, signal: AbortSignal) {
+/** Runs the hook (after its rate limit) with the contexts combined; a failure with allowFailure is logged and counts as success. */
+export async function attemptHookRun(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>, signal: AbortSignal) {
   // a rate-limited hook waits for its turn (stopping cuts the wait short: the task runs again later)
   if (!(await rt.rateLimit(meta.hook, signal))) return { failure: TaskResults.repeat<TaskMeta>() };
   const labels = { module: meta.kind === 'ModuleHookRun' ? meta.module : undefined, hook: meta.hook.name, binding: meta.bindingType, queue: queue.name, activation: rt.activation() };
@@ -85,44 +114,4 @@ async function attempt(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue
     rt.log.warn({ hook: hookLabel(meta.hook), queue: queue.name, error: errorMessage(e) }, 'hook failed; allowFailure is set, so the task succeeds');
     return { allowedFailure: true };
   }
-}
-
-export async function globalHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
-  const meta = task.metadata as GlobalHookRunMeta;
-  if (skipsSynchronization(meta)) {
-    finishSync(rt, task, meta);
-    return TaskResults.success();
-  }
-  const checksumBefore = rt.manager.store.global.checksum();
-  const r = await attempt(rt, task, meta, queue, signal);
-  if (r.failure) return r.failure;
-  finishSync(rt, task, meta);
-  if (!r.outcome) return TaskResults.success();
-
-  if (r.outcome.enabledFlagsChanged && rt.converge.firstPhase !== 'NotStarted') {
-    rt.requestReloadAll('ReloadAll-After-GlobalHookDynamicUpdate', true);
-  }
-  const changed = rt.manager.store.global.checksum() !== checksumBefore;
-  if (meta.afterAllChecksum !== undefined) {
-    if (rt.manager.store.global.checksum() !== meta.afterAllChecksum) rt.requestConverge('GlobalValuesChanged', 'AfterAll-Hooks-Change-GlobalValues');
-  } else if (changed && !meta.sync) {
-    if (meta.bindingType === 'schedule') rt.requestConverge('GlobalValuesChanged', 'Schedule-Change-GlobalValues');
-    else if (meta.bindingType === 'kubernetes' && meta.reloadAllOnValuesChanges) rt.requestConverge('GlobalValuesChanged', 'Kubernetes-Change-GlobalValues');
-  }
-  return TaskResults.success();
-}
-
-export async function moduleHookRun(rt: Runtime, task: OperatorTask, queue: TaskQueue<TaskMeta>, signal: AbortSignal): Promise<TaskResult<TaskMeta>> {
-  const meta = task.metadata as ModuleHookRunMeta;
-  if (!rt.isEnabled(meta.module) || skipsSynchronization(meta)) {
-    finishSync(rt, task, meta);
-    return TaskResults.success();
-  }
-  const r = await attempt(rt, task, meta, queue, signal);
-  if (r.failure) return r.failure;
-  finishSync(rt, task, meta);
-  if (r.outcome?.valuesChanged && !meta.sync && (meta.bindingType === 'schedule' || meta.bindingType === 'kubernetes')) {
-    rt.requestModuleRun(meta.module, meta.bindingType === 'schedule' ? 'Schedule-Change-ModuleValues' : 'Kubernetes-Change-ModuleValues');
-  }
-  return TaskResults.success();
 }

@@ -1,7 +1,8 @@
 /**
  * The operator's tasks: one metadata shape per task type, constructors that keep the task type and
- * the metadata in step, and the task description of `queue list` (addon-operator's
- * HookMetadata.GetDescription, reference/addon-operator.md §3.2).
+ * the metadata in step, the task description of `queue list` (addon-operator's
+ * HookMetadata.GetDescription, reference/addon-operator.md §3.2), and the names of the parallel
+ * queues. Their handlers are in tasks/, one file per task type.
  */
 import { newTask, type Task } from '../queue/index.js';
 import type { Hook } from '../hooks/hook.js';
@@ -115,6 +116,10 @@ export type TaskMeta =
   | SimpleMeta;
 
 export type OperatorTask = Task<TaskMeta>;
+
+/** Queues of parallel module runs: `parallel_queue_N`, as in the Go operator. */
+export const PARALLEL_QUEUE_PREFIX = 'parallel_queue_';
+export const isParallelQueue = (name: string): boolean => name.startsWith(PARALLEL_QUEUE_PREFIX);
 
 /** The hook's name as `queue list` and logs show it: `hooks/x.sh` or `<module>/hooks/x.sh` (DESIGN §4.7). */
 export function hookLabel(hook: Hook): string {

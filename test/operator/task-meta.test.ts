@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compactContexts, makeTask, type TaskMeta } from '../../src/operator/tasks.js';
+import { compactContexts, makeTask, type TaskMeta } from '../../src/operator/task-meta.js';
 import { ConvergeStatus } from '../../src/operator/converge-status.js';
 import { onStartupContext, scheduleContext, lifecycleContext, type BindingContext } from '../../src/hooks/binding-context.js';
 import type { Hook } from '../../src/hooks/hook.js';

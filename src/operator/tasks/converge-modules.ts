@@ -1,0 +1,118 @@
+/**
+ * ConvergeModules, "reload all modules" (LIFECYCLE-STEPS steps 3–8, reference/addon-operator.md §5.5):
+ * beforeAll hooks → module discovery → ModuleDelete/ModuleRun → afterAll hooks. Each step's tasks go
+ * in front of this task, which then runs again for the next step (Keep). A ConvergeModules that is not
+ * the converge in progress restarts it (converge-restart.ts).
+ */
+import { lifecycleContext } from '../../hooks/binding-context.js';
+import { hooksInOrder } from '../../hooks/order.js';
+import { TaskResults } from '../../queue/index.js';
+import { errorMessage } from '../../util/errors.js';
+import type { Runtime } from '../runtime.js';
+import { endConvergeInProgress } from '../converge-restart.js';
+import { makeTask, type OperatorTask } from '../task-meta.js';
+import type { TaskHandler } from './shared.js';
+
+function globalLifecycleTasks(rt: Runtime, binding: 'beforeAll' | 'afterAll'): OperatorTask[] {
+  const hooks = hooksInOrder(rt.manager.globalHooks, binding);
+  const checksum = binding === 'afterAll' ? rt.manager.store.global.checksum() : undefined;
+  return hooks.map((hook, i) =>
+    makeTask({
+      kind: 'GlobalHookRun',
+      hook,
+      bindingType: binding,
+      contexts: [lifecycleContext(hook.config, binding)],
+      event: binding === 'beforeAll' ? 'BeforeAll' : 'AfterAll',
+      allowFailure: false,
+      reloadAllOnValuesChanges: false,
+      // the last afterAll hook compares the global values with those before the first one
+      ...(checksum !== undefined && i === hooks.length - 1 ? { afterAllChecksum: checksum } : {}),
+    }),
+  );
+}
+
+/**
+ * One ModuleRun per enabled module, in order; with `--parallel-module-runs` above 1, modules that
+ * share an order number go as one ParallelModuleRun (DESIGN decision 7).
+ */
+function moduleRunTasks(rt: Runtime, enabled: readonly string[]): OperatorTask[] {
+  const event = 'Reload-All-Modules';
+  // onStartup is owed until it ran once since the module was enabled, even if a restart cut that run
+  const owed = (module: string) => !rt.peekModuleState(module)?.startupDone;
+  const single = (module: string) => makeTask({ kind: 'ModuleRun', module, doStartup: owed(module), reloadAll: true, event });
+  if (rt.opts.parallelModuleRuns <= 1) return enabled.map(single);
+  const groups: string[][] = [];
+  let order: number | undefined;
+  for (const module of enabled) {
+    const o = rt.manager.module(module).def.order;
+    if (o === order) groups.at(-1)!.push(module);
+    else groups.push([module]);
+    order = o;
+  }
+  return groups.map((g) =>
+    g.length === 1 ? single(g[0]!) : makeTask({ kind: 'ParallelModuleRun', modules: g.map((module) => ({ module, doStartup: owed(module) })), reloadAll: true, event }),
+  );
+}
+
+export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, queue) => {
+  if (rt.convergeTaskId !== task.id) {
+    // a restart: this task was put in front of the converge in progress, which ends here
+    if (rt.convergeTaskId !== undefined) await endConvergeInProgress(rt, task, queue);
+    rt.convergePhase = 'StandBy';
+  }
+  for (;;) {
+    switch (rt.convergePhase) {
+      case 'StandBy': {
+        // converges waiting in main add nothing: this one reads the latest state
+        queue.removeWhere((t) => t !== task && !t.processing && t.metadata.kind === 'ConvergeModules');
+        rt.convergeTaskId = task.id;
+        rt.convergePhase = 'WaitBeforeAll';
+        const before = globalLifecycleTasks(rt, 'beforeAll');
+        if (before.length) return TaskResults.keep({ headTasks: before });
+        break;
+      }
+      case 'WaitBeforeAll': {
+        let discovery;
+        try {
+          discovery = await rt.manager.discover();
+        } catch (e) {
+          rt.log.error({ error: errorMessage(e) }, `module discovery failed; retrying in ${rt.opts.discoveryRetryMs / 1000}s`);
+          return TaskResults.fail(e, { delayBeforeNextTask: rt.opts.discoveryRetryMs });
+        }
+        for (const name of discovery.toDisable) {
+          for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).disableSchedules();
+          rt.pendingDeletes.add(name);
+        }
+        // deletions a restart cut short are still owed, unless the module is enabled again
+        const enabledNow = new Set(discovery.enabled);
+        for (const name of rt.pendingDeletes) {
+          if (!enabledNow.has(name)) continue;
+          rt.pendingDeletes.delete(name);
+          if (rt.peekModuleState(name)?.completedOnce) for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).enableSchedules();
+        }
+        // in reverse module order
+        const toDelete = rt.manager.set.modules.map((m) => m.def.name).filter((n) => rt.pendingDeletes.has(n)).reverse();
+        const head: OperatorTask[] = [
+          ...toDelete.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
+          ...moduleRunTasks(rt, discovery.enabled),
+        ];
+        // every module not enabled now, in module order; `deleting`: those whose release goes now
+        const disabled = rt.manager.set.modules.map((m) => m.def.name).filter((n) => !enabledNow.has(n));
+        rt.log.info({ enabled: discovery.enabled, disabled, deleting: toDelete }, 'modules discovered');
+        rt.convergePhase = 'WaitDeleteAndRunModules';
+        if (head.length) return TaskResults.keep({ headTasks: head });
+        break;
+      }
+      case 'WaitDeleteAndRunModules': {
+        rt.convergePhase = 'WaitAfterAll';
+        const after = globalLifecycleTasks(rt, 'afterAll');
+        if (after.length) return TaskResults.keep({ headTasks: after });
+        break;
+      }
+      case 'WaitAfterAll':
+        rt.convergePhase = 'StandBy';
+        rt.convergeTaskId = undefined;
+        return TaskResults.success();
+    }
+  }
+};
