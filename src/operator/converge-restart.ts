@@ -4,7 +4,7 @@
  * converge's tasks go (main up to and including its ConvergeModules, and the parallel queues); module
  * runs it cut short keep what they finished (onStartup done, Synchronization done) and redo what
  * they did not (a Synchronization cut short starts again with fresh monitors); ModuleDelete tasks it
- * removed stay owed (Runtime.pendingDeletes).
+ * removed stay owed (Converge.owesDelete).
  */
 import type { TaskQueue } from '../queue/index.js';
 import { isConvergeTask } from './converge-status.js';
@@ -44,13 +44,13 @@ function modulesMidSync(rt: Runtime): string[] {
  * main). Returns the number of tasks removed.
  */
 export async function endConvergeInProgress(rt: Runtime, next: OperatorTask, main: TaskQueue<TaskMeta>): Promise<number> {
-  const oldId = rt.convergeTaskId!;
-  const phase = rt.convergePhase;
+  const oldId = rt.converge.taskId!;
+  const phase = rt.converge.phase;
   const items = main.tasks();
   const end = items.findIndex((t) => t.id === oldId);
   const doomed = new Set(items.slice(0, end + 1).filter((t) => t !== next && !t.processing && isConvergeTask(t, false)).map((t) => t.id));
   let removed = main.removeWhere((t) => doomed.has(t.id)).length;
-  rt.parallelGroups.clear();
+  rt.converge.dropParallelGroups();
 
   // runs in other queues: running ones finish their step first (they may queue more), then all go
   let midSync = new Set(modulesMidSync(rt));
@@ -75,7 +75,7 @@ export async function endConvergeInProgress(rt: Runtime, next: OperatorTask, mai
     state.phase = 'Startup';
   }
   const cause = next.metadata.event;
-  rt.converge.restarted(cause, phase);
+  rt.convergeStatus.restarted(cause, phase);
   rt.log.info({ cause, phase, removedTasks: removed }, `converge restarted: ${cause} arrived in phase ${phase}`);
   return removed;
 }

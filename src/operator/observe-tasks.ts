@@ -31,7 +31,7 @@ const OUTCOME_TEXT: Record<string, string> = { installed: 'installed', upgraded:
 
 export function observeTasks(rt: Runtime): void {
   const metrics = rt.opts.metrics;
-  let convergesSeen = rt.converge.convergeCount;
+  let convergesSeen = rt.convergeStatus.convergeCount;
   let convergeActivation = '';
 
   const progress = (module: string) => {
@@ -71,9 +71,9 @@ export function observeTasks(rt: Runtime): void {
         metrics?.discoverError();
       }
     }
-    if (rt.converge.convergeCount > convergesSeen) {
-      convergesSeen = rt.converge.convergeCount;
-      const ms = rt.converge.lastDurationMs ?? 0;
+    if (rt.convergeStatus.convergeCount > convergesSeen) {
+      convergesSeen = rt.convergeStatus.convergeCount;
+      const ms = rt.convergeStatus.lastDurationMs ?? 0;
       metrics?.convergence(convergeActivation, ms / 1000);
       const enabled = rt.manager.enabledModules.length;
       rt.log.info(

@@ -26,7 +26,7 @@ import { UserError, errorMessage } from '../util/errors.js';
 import type { ConfigMapData, ConfigSource, HelmPort, KubernetesPort } from './ports.js';
 import { Runtime } from './runtime.js';
 import type { HookEventSink } from './hook-bindings.js';
-import { compactContexts, makeTask, taskLogLabels, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './task-meta.js';
+import { compactContexts, makeTask, taskLogLabels, type ApplyKubeConfigValuesMeta, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './task-meta.js';
 import { TASK_HANDLERS, type TaskHandler } from './tasks/index.js';
 
 export interface OperatorOptions {
@@ -87,7 +87,7 @@ export class Operator {
       kubernetes: (hook, binding, ctx) => this.onBindingEvent(hook, binding, 'kubernetes', ctx),
       // schedule events before the first converge is done are dropped (LIFECYCLE-STEPS)
       schedule: (hook, binding) => {
-        if (this.rt.converge.ready) this.onBindingEvent(hook, binding, 'schedule', scheduleContext(binding));
+        if (this.rt.convergeStatus.ready) this.onBindingEvent(hook, binding, 'schedule', scheduleContext(binding));
       },
       monitorError: (hook, binding, error) => {
         opts.metrics?.watchError(/\b410\b|expired|too old/i.test(error.message) ? 'expired' : 'fail');
@@ -116,7 +116,7 @@ export class Operator {
     );
     this.queues.on('taskFinished', (e) => {
       if (e.status === 'Fail') this.log.error({ queue: e.queue, task: e.task.description(), error: e.error }, 'task failed; it will be retried');
-      if (e.queue === this.queues.mainName && this.rt.converge.update(this.queues.main.tasks())) this.onFirstConvergeDone();
+      if (e.queue === this.queues.mainName && this.rt.convergeStatus.update(this.queues.main.tasks())) this.onFirstConvergeDone();
     });
     observeTasks(this.rt);
   }
@@ -130,8 +130,9 @@ export class Operator {
     return this.opts.manager;
   }
 
+  /** Converge accounting: the first converge done, counts, restarts. */
   get converge() {
-    return this.rt.converge;
+    return this.rt.convergeStatus;
   }
 
   /**
@@ -146,7 +147,7 @@ export class Operator {
       this.opts.manager.applyConfig(this.parseConfig(data));
     }
     this.queues.main.addLast(...this.bootstrapTasks());
-    this.rt.converge.update(this.queues.main.tasks());
+    this.rt.convergeStatus.update(this.queues.main.tasks());
     this.queues.start();
     this.schedules.start();
     if (this.opts.config) {
@@ -203,7 +204,7 @@ export class Operator {
       ...hooks.filter((h) => h.config.schedule.length > 0).map((hook) => makeTask({ kind: 'GlobalHookEnableScheduleBindings', hook, event })),
       ...hooks.filter((h) => h.config.kubernetes.length > 0).map((hook) => makeTask({ kind: 'GlobalHookEnableKubernetesBindings', hook, event })),
       makeTask({ kind: 'GlobalHookWaitKubernetesSynchronization', event }),
-      this.rt.newConverge('OperatorStartup', event),
+      this.rt.converge.newTask('OperatorStartup', event),
     ];
   }
 
@@ -238,20 +239,22 @@ export class Operator {
     return parseConfigData(data ?? {}, this.opts.config!.description, isValidValuesKey);
   }
 
-  /** A changed ConfigMap: parsed now (a bad one is reported and ignored), applied by a task at the head of main. */
+  /** A changed ConfigMap: parsed now (a bad one is reported and ignored), applied by a task at the head of main, its payload. */
   private onConfigData(data: ConfigMapData): void {
     if (this.stopping) return;
+    let config;
     try {
-      this.rt.pendingConfig = this.parseConfig(data);
+      config = this.parseConfig(data);
     } catch (e) {
       this.opts.metrics?.configValid(false);
       this.log.error({ error: e instanceof UserError ? e.message : errorMessage(e) }, 'the config is invalid; the operator keeps the last valid one');
       return;
     }
     const main = this.queues.main;
-    if (!main.tasks().some((t) => t.metadata.kind === 'ApplyKubeConfigValues' && !t.processing)) {
-      main.addFirst(makeTask({ kind: 'ApplyKubeConfigValues', event: 'KubeConfig-Changed' }));
-    }
-    if (this.rt.converge.firstPhase === 'NotStarted') main.cancelDelay();
+    // a waiting task applies the latest config: one task at most
+    const waiting = main.tasks().find((t) => t.metadata.kind === 'ApplyKubeConfigValues' && !t.processing);
+    if (waiting) (waiting.metadata as ApplyKubeConfigValuesMeta).config = config;
+    else main.addFirst(makeTask({ kind: 'ApplyKubeConfigValues', event: 'KubeConfig-Changed', config }));
+    if (this.rt.convergeStatus.firstPhase === 'NotStarted') main.cancelDelay();
   }
 }

@@ -1,27 +1,22 @@
 /**
- * What the task handlers share: the module manager, the queues, the ports, the event sources of
- * every hook, the per-module run state and the converge state; and the one way to run a hook and
- * apply all of its outputs (values, config, metrics, Kubernetes operations).
+ * The operator's parts wired together for the task handlers (tasks/): the module manager, the queues,
+ * the ports, the event sources of every hook, the per-module run state, the converge (converge.ts)
+ * and its accounting (converge-status.ts), and the hook runner (hook-runner.ts).
  */
 import type { Logger } from 'pino';
-import type { ModuleManager, HookRunOutcome } from '../modules/manager.js';
+import type { ModuleManager } from '../modules/manager.js';
 import type { Hook } from '../hooks/hook.js';
-import type { CpuUsage } from '../hooks/spawner.js';
-import { HookRunError } from '../hooks/executor.js';
-import { errorMessage } from '../util/errors.js';
-import type { BindingContext } from '../hooks/binding-context.js';
-import { hookLineLogger } from '../log/logger.js';
 import type { HookMetricsStorage } from '../metrics/hook-metrics.js';
 import type { QueueSet } from '../queue/index.js';
 import type { ScheduleManager } from '../schedule/index.js';
-import type { ConfigData } from '../config/configmap.js';
 import type { ConfigSource, HelmPort, KubernetesPort } from './ports.js';
 import { HookBindings, type HookEventSink } from './hook-bindings.js';
 import { ConvergeStatus } from './converge-status.js';
-import { RateLimiter } from '../util/rate-limit.js';
+import { Converge } from './converge.js';
+import { HookRunner } from './hook-runner.js';
 import { Activity } from './activity.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import { hookLabel, isParallelQueue, makeTask, type BindingType, type ConvergeEvent, type OperatorTask, type TaskMeta } from './task-meta.js';
+import { isParallelQueue, makeTask, type OperatorTask, type TaskMeta } from './task-meta.js';
 
 /** ModuleRun phases (reference/addon-operator.md §5.6). */
 export type ModulePhase = 'Startup' | 'QueueSynchronizationTasks' | 'WaitForSynchronization' | 'EnableScheduleBindings' | 'CanRunHelm' | 'Ready';
@@ -35,9 +30,6 @@ export interface ModuleState {
   /** Synchronization runs in other queues that the module run waits for, by task id. */
   pendingSync: Set<string>;
 }
-
-/** Phases of a ConvergeModules task (reference §5.5). */
-export type ConvergePhase = 'StandBy' | 'WaitBeforeAll' | 'WaitDeleteAndRunModules' | 'WaitAfterAll';
 
 export interface RuntimeOptions {
   manager: ModuleManager;
@@ -59,37 +51,18 @@ export interface RuntimeOptions {
   parallelModuleRuns: number;
 }
 
-const contextBinding = (c: BindingContext): string => (c.type === 'onStartup' ? 'onStartup' : c.binding);
-
-/** The bindings of a run's contexts, once each, in order ("a,b"); undefined without contexts. */
-function bindingsOf(contexts: readonly BindingContext[]): string | undefined {
-  // one context is most runs: no arrays
-  if (contexts.length <= 1) return contexts.length ? contextBinding(contexts[0]!) : undefined;
-  return [...new Set(contexts.map(contextBinding))].join(',');
-}
-
 export class Runtime {
   readonly manager: ModuleManager;
   readonly queues: QueueSet<TaskMeta>;
   readonly log: Logger;
-  readonly converge = new ConvergeStatus();
+  /** Converge accounting: the first converge, counts, restarts (`/readyz`, `/status/converge`). */
+  readonly convergeStatus = new ConvergeStatus();
+  /** The converge in progress and the rules that queue one. */
+  readonly converge: Converge;
   readonly activity = new Activity();
-  convergePhase: ConvergePhase = 'StandBy';
-  /** The ConvergeModules task in progress (phase ≠ StandBy). */
-  convergeTaskId: string | undefined;
-  /** Global sync runs in other queues that start-up waits for, by task id. */
-  readonly pendingGlobalSync = new Set<string>();
-  /** The last config read from the source, waiting for an ApplyKubeConfigValues task. */
-  pendingConfig: ConfigData | undefined;
-  /** Modules a discovery disabled whose ModuleDelete has not run yet (a restart keeps them). */
-  readonly pendingDeletes = new Set<string>();
+  readonly hookRunner: HookRunner;
   private readonly bindings = new Map<string, HookBindings>();
-  private readonly limiters = new Map<string, RateLimiter>();
   private readonly modules = new Map<string, ModuleState>();
-  /** ParallelModuleRun task id → modules of the group that have not succeeded yet. */
-  readonly parallelGroups = new Map<string, Set<string>>();
-  /** module → the end of its last hook run (kept once settled): one module's hooks never run at the same time. */
-  private readonly moduleHookChains = new Map<string, Promise<unknown>>();
 
   constructor(
     readonly opts: RuntimeOptions,
@@ -98,6 +71,19 @@ export class Runtime {
     this.manager = opts.manager;
     this.queues = opts.queues;
     this.log = opts.logger;
+    this.converge = new Converge(opts.queues.main, opts.logger);
+    this.hookRunner = new HookRunner({
+      manager: opts.manager,
+      logger: opts.logger,
+      kube: opts.kube,
+      config: opts.config,
+      hookMetrics: opts.hookMetrics,
+      metrics: opts.metrics,
+      proxyHookJsonLogs: opts.proxyHookJsonLogs,
+      activity: this.activity,
+      snapshots: (hook) => this.bindingsOf(hook).snapshots,
+      activation: () => this.activation(),
+    });
   }
 
   get main() {
@@ -108,15 +94,6 @@ export class Runtime {
     let b = this.bindings.get(hook.id);
     if (!b) this.bindings.set(hook.id, (b = new HookBindings(hook, { kube: this.opts.kube, schedules: this.opts.schedules, sink: this.sink })));
     return b;
-  }
-
-  /** Waits for the hook's rate limit (`settings`), if it has one; false when the wait was cut short. */
-  async rateLimit(hook: Hook, signal: AbortSignal): Promise<boolean> {
-    const s = hook.config.settings;
-    if (!s || s.executionMinIntervalMs <= 0) return true;
-    let limiter = this.limiters.get(hook.id);
-    if (!limiter) this.limiters.set(hook.id, (limiter = new RateLimiter(s.executionMinIntervalMs, s.executionBurst)));
-    return limiter.take(signal);
   }
 
   moduleState(name: string): ModuleState {
@@ -138,110 +115,9 @@ export class Runtime {
     return this.manager.enabledModules.includes(module);
   }
 
-  /** Runs a global hook with its snapshots and applies every output. */
-  runGlobalHook(hook: Hook, contexts: BindingContext[], bindingType: BindingType, queue: string): Promise<HookRunOutcome> {
-    return this.withOutputs(hook, bindingType, queue, contexts, (rt) => this.manager.runGlobalHook(hook, contexts, this.bindingsOf(hook).snapshots, rt));
-  }
-
-  /** Runs a module hook with its snapshots and applies every output. */
-  runModuleHook(module: string, hook: Hook, contexts: BindingContext[], bindingType: BindingType, queue: string): Promise<HookRunOutcome> {
-    // hooks of one module may be queued in several queues (parallel and named ones): one at a time
-    const before = this.moduleHookChains.get(module) ?? Promise.resolve();
-    const run = before.then(() =>
-      this.withOutputs(hook, bindingType, queue, contexts, (rt) => this.manager.runModuleHook(module, hook, contexts, this.bindingsOf(hook).snapshots, rt)),
-    );
-    // settles with nothing (the outcome is not kept); the entry stays, one settled promise per module:
-    // deleting it whenever a chain ended made V8 allocate the map a new table in its old generation
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.moduleHookChains.set(module, tail);
-    return run;
-  }
-
-  /** A module of a parallel group succeeded; main goes on at once when it was the last one. */
-  parallelModuleDone(group: string, module: string): void {
-    const pending = this.parallelGroups.get(group);
-    if (!pending?.delete(module)) return;
-    this.log.info({ module }, 'module of a parallel run done');
-    if (pending.size === 0) this.main.cancelDelay();
-  }
-
-  private async withOutputs(
-    hook: Hook,
-    bindingType: BindingType,
-    queue: string,
-    contexts: BindingContext[],
-    run: (rt: { log: ReturnType<typeof hookLineLogger>; proxyJsonLogs?: boolean }) => Promise<HookRunOutcome>,
-  ): Promise<HookRunOutcome> {
-    const label = hookLabel(hook);
-    const binding = bindingsOf(contexts) ?? bindingType;
-    const log = hookLineLogger(this.log, { module: hook.module, hook: hook.name, binding, queue });
-    let outcome: HookRunOutcome;
-    const at = Date.now();
-    const started = performance.now();
-    const record = (error?: unknown, usage?: CpuUsage) => {
-      const durationMs = performance.now() - started;
-      const cpu = usage && { userSeconds: usage.user, sysSeconds: usage.sys, ...(usage.maxRssBytes === undefined ? {} : { maxRssBytes: usage.maxRssBytes }) };
-      this.opts.metrics?.hookRun({ module: hook.module, hook: hook.name, binding: bindingType, queue, activation: this.activation() }, durationMs / 1000, cpu);
-      this.activity.hookRun({ at, durationMs, hook: hook.name, module: hook.module, binding, queue, result: error === undefined ? 'success' : 'error', ...(error === undefined ? {} : { error: errorMessage(error) }) });
-    };
-    try {
-      outcome = await run({ log, proxyJsonLogs: this.opts.proxyHookJsonLogs });
-      record(undefined, outcome.outputs.usage);
-    } catch (e) {
-      record(e);
-      if (e instanceof HookRunError && e.kubernetesOnFailure.length && this.opts.kube) {
-        await this.opts.kube.applyOperations(e.kubernetesOnFailure, { hook: label, hookFailed: true });
-      }
-      throw e;
-    }
-    const { outputs, savedConfig } = outcome;
-    if (savedConfig && this.opts.config) await this.opts.config.writeSection(savedConfig.key, savedConfig.values);
-    if (outputs.metrics.length) this.opts.hookMetrics?.apply(hook.name, outputs.metrics, hook.module);
-    if (outputs.kubernetes.length) {
-      if (!this.opts.kube) throw new Error(`hook ${label} wrote Kubernetes operations, but the operator runs without a Kubernetes API`);
-      await this.opts.kube.applyOperations(outputs.kubernetes, { hook: label, hookFailed: false });
-    }
-    return outcome;
-  }
-
   /** Go's `activation` label: `OperatorStartup` during the first converge, else empty. */
   activation(): string {
-    return this.converge.ready ? '' : 'OperatorStartup';
-  }
-
-  // ---- queue helpers ------------------------------------------------------------------------------
-
-  /** A ConvergeModules task waits in main (not the one in progress). */
-  convergePending(): boolean {
-    return this.main.tasks().some((t) => t.metadata.kind === 'ConvergeModules' && t.id !== this.convergeTaskId && !t.processing);
-  }
-
-  newConverge(convergeEvent: ConvergeEvent, event: string): OperatorTask {
-    return makeTask({ kind: 'ConvergeModules', convergeEvent, event });
-  }
-
-  /** Appends a converge to main unless one is already waiting. */
-  requestConverge(convergeEvent: ConvergeEvent, event: string): void {
-    if (this.convergePending()) return;
-    this.main.addLast(this.newConverge(convergeEvent, event));
-  }
-
-  /**
-   * Modules must be discovered again (an enabled flag or the global config changed): a converge in
-   * progress is restarted (a new ConvergeModules at the head of main ends it when it starts, see
-   * docs/operator.md), otherwise one is appended. `flagsOnly`: nothing but enabled flags changed, so
-   * a converge that has not discovered modules yet needs no restart.
-   */
-  requestReloadAll(event: string, flagsOnly = false): void {
-    const current = this.convergeTaskId === undefined ? undefined : this.main.get(this.convergeTaskId);
-    if (!current) return this.requestConverge('ReloadAllModules', event);
-    if (flagsOnly && this.convergePhase === 'WaitBeforeAll' && !current.processing) return;
-    // one restart at most: a waiting one reads the latest state when it starts
-    if (this.main.tasks().some((t) => t.metadata.kind === 'ConvergeModules' && t.metadata.restart && t !== current && !t.processing)) return;
-    this.main.addFirst(makeTask({ kind: 'ConvergeModules', convergeEvent: 'ReloadAllModules', event, restart: true }));
+    return this.convergeStatus.ready ? '' : 'OperatorStartup';
   }
 
   /** A ModuleRun for the module waits in main or a parallel queue (a running one does not count). */

@@ -65,7 +65,7 @@ export function metricSources(ref: RuntimeRef): ScrapeSources {
 const notStarted = new ConvergeStatus();
 
 export function httpSources(ref: RuntimeRef, metrics: OperatorMetrics, hookMetrics: HookMetricsStorage, readiness?: HttpSources['readiness']): HttpSources {
-  const converge = () => ref()?.converge ?? notStarted;
+  const converge = () => ref()?.convergeStatus ?? notStarted;
   return {
     ready: () => converge().ready,
     ...(readiness ? { readiness } : {}),

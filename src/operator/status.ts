@@ -41,7 +41,7 @@ export function moduleStates(rt: Runtime): { order: number; name: string; enable
 }
 
 export function statusJson(rt: Runtime): StatusJson {
-  const c = rt.converge;
+  const c = rt.convergeStatus;
   return {
     generatedAt: Date.now(),
     converge: {
@@ -50,7 +50,7 @@ export function statusJson(rt: Runtime): StatusJson {
       count: c.convergeCount,
       ...(c.lastDurationMs === undefined ? {} : { lastDurationMs: c.lastDurationMs }),
       ...(c.startedAt === undefined ? {} : { runningSince: c.startedAt }),
-      convergePhase: rt.convergePhase,
+      convergePhase: rt.converge.phase,
       restarts: c.restarts,
       ...(c.lastRestart ? { lastRestart: { ...c.lastRestart } } : {}),
     },

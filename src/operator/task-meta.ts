@@ -7,6 +7,7 @@
 import { newTask, type Task } from '../queue/index.js';
 import type { Hook } from '../hooks/hook.js';
 import { bindingNameOf, type BindingContext } from '../hooks/binding-context.js';
+import type { ConfigData } from '../config/configmap.js';
 
 /** Binding types as Go names them (shell-operator `types.BindingType`). */
 export type BindingType =
@@ -100,8 +101,15 @@ export interface EnableBindingsMeta {
 }
 
 export interface SimpleMeta {
-  kind: 'GlobalHookWaitKubernetesSynchronization' | 'DiscoverHelmReleases' | 'ApplyKubeConfigValues';
+  kind: 'GlobalHookWaitKubernetesSynchronization' | 'DiscoverHelmReleases';
   event: string;
+}
+
+export interface ApplyKubeConfigValuesMeta {
+  kind: 'ApplyKubeConfigValues';
+  event: string;
+  /** The config read from the source, parsed (valid as a config; the module manager may still reject it). */
+  config: ConfigData;
 }
 
 export type TaskMeta =
@@ -113,7 +121,8 @@ export type TaskMeta =
   | ModulePurgeMeta
   | ConvergeModulesMeta
   | EnableBindingsMeta
-  | SimpleMeta;
+  | SimpleMeta
+  | ApplyKubeConfigValuesMeta;
 
 export type OperatorTask = Task<TaskMeta>;
 

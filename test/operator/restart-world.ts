@@ -216,7 +216,7 @@ export async function world(opts: WorldOptions): Promise<World> {
     },
   };
   const sample = () => {
-    const n = s.op.queues.main.tasks().filter((t) => t.metadata.kind === 'ConvergeModules' && !t.processing && t.id !== s.op.runtime.convergeTaskId).length;
+    const n = s.op.queues.main.tasks().filter((t) => t.metadata.kind === 'ConvergeModules' && !t.processing && t.id !== s.op.runtime.converge.taskId).length;
     w.maxPendingConverges = Math.max(w.maxPendingConverges, n);
   };
   s.op.queues.on('taskStarted', (e) => {

@@ -1,5 +1,6 @@
 /**
- * ApplyKubeConfigValues (LIFECYCLE-STEPS step 16): applies the latest config read from the ConfigMap.
+ * ApplyKubeConfigValues (LIFECYCLE-STEPS step 16): applies the latest config read from the ConfigMap,
+ * its payload (parsed when read; a newer one replaces the payload of a task still waiting).
  * A changed global section or Enabled flag reloads all modules (restarting a converge in progress);
  * changed module sections run those modules, after their run in a converge in progress, never before
  * it. A module with an `enabled` script may change its state with its values: that reloads all
@@ -10,23 +11,20 @@ import { errorMessage } from '../../util/errors.js';
 import { makeTask, type OperatorTask, type TaskMeta } from '../task-meta.js';
 import type { TaskHandler } from './shared.js';
 
-export const applyKubeConfigValues: TaskHandler<'ApplyKubeConfigValues'> = (rt, _task, queue) => {
-  const config = rt.pendingConfig;
-  rt.pendingConfig = undefined;
-  if (!config) return TaskResults.success();
+export const applyKubeConfigValues: TaskHandler<'ApplyKubeConfigValues'> = (rt, task, queue) => {
   let change;
   try {
-    change = rt.manager.applyConfig(config);
+    change = rt.manager.applyConfig(task.metadata.config);
     rt.opts.metrics?.configValid(true);
   } catch (e) {
     rt.opts.metrics?.configValid(false);
     rt.log.error({ error: errorMessage(e) }, 'the new config is invalid; the operator keeps the last valid one');
     return TaskResults.success();
   }
-  if (rt.converge.firstPhase === 'NotStarted') return TaskResults.success();
+  if (rt.convergeStatus.firstPhase === 'NotStarted') return TaskResults.success();
   const scripted = change.modulesChanged.filter((m) => rt.manager.module(m).def.enabledScript !== undefined);
   if (change.globalChanged || change.enabledFlagsChanged || scripted.length > 0) {
-    rt.requestReloadAll('ReloadAll-After-KubeConfigChange');
+    rt.converge.requestReloadAll('ReloadAll-After-KubeConfigChange');
     return TaskResults.success();
   }
   const head: OperatorTask[] = [];

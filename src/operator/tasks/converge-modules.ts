@@ -55,18 +55,14 @@ function moduleRunTasks(rt: Runtime, enabled: readonly string[]): OperatorTask[]
 }
 
 export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, queue) => {
-  if (rt.convergeTaskId !== task.id) {
-    // a restart: this task was put in front of the converge in progress, which ends here
-    if (rt.convergeTaskId !== undefined) await endConvergeInProgress(rt, task, queue);
-    rt.convergePhase = 'StandBy';
-  }
+  // another converge in progress: this task was put in front of it (a restart), and it ends here
+  await rt.converge.takeOver(task, () => endConvergeInProgress(rt, task, queue));
   for (;;) {
-    switch (rt.convergePhase) {
+    switch (rt.converge.phase) {
       case 'StandBy': {
         // converges waiting in main add nothing: this one reads the latest state
         queue.removeWhere((t) => t !== task && !t.processing && t.metadata.kind === 'ConvergeModules');
-        rt.convergeTaskId = task.id;
-        rt.convergePhase = 'WaitBeforeAll';
+        rt.converge.begin(task);
         const before = globalLifecycleTasks(rt, 'beforeAll');
         if (before.length) return TaskResults.keep({ headTasks: before });
         break;
@@ -81,17 +77,15 @@ export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, 
         }
         for (const name of discovery.toDisable) {
           for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).disableSchedules();
-          rt.pendingDeletes.add(name);
+          rt.converge.owesDelete(name);
         }
         // deletions a restart cut short are still owed, unless the module is enabled again
         const enabledNow = new Set(discovery.enabled);
-        for (const name of rt.pendingDeletes) {
-          if (!enabledNow.has(name)) continue;
-          rt.pendingDeletes.delete(name);
+        for (const name of rt.converge.forgiveDeletes(enabledNow)) {
           if (rt.peekModuleState(name)?.completedOnce) for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).enableSchedules();
         }
         // in reverse module order
-        const toDelete = rt.manager.set.modules.map((m) => m.def.name).filter((n) => rt.pendingDeletes.has(n)).reverse();
+        const toDelete = rt.manager.set.modules.map((m) => m.def.name).filter((n) => rt.converge.owes(n)).reverse();
         const head: OperatorTask[] = [
           ...toDelete.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
           ...moduleRunTasks(rt, discovery.enabled),
@@ -99,19 +93,18 @@ export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, 
         // every module not enabled now, in module order; `deleting`: those whose release goes now
         const disabled = rt.manager.set.modules.map((m) => m.def.name).filter((n) => !enabledNow.has(n));
         rt.log.info({ enabled: discovery.enabled, disabled, deleting: toDelete }, 'modules discovered');
-        rt.convergePhase = 'WaitDeleteAndRunModules';
+        rt.converge.modulesQueued();
         if (head.length) return TaskResults.keep({ headTasks: head });
         break;
       }
       case 'WaitDeleteAndRunModules': {
-        rt.convergePhase = 'WaitAfterAll';
+        rt.converge.afterAllQueued();
         const after = globalLifecycleTasks(rt, 'afterAll');
         if (after.length) return TaskResults.keep({ headTasks: after });
         break;
       }
       case 'WaitAfterAll':
-        rt.convergePhase = 'StandBy';
-        rt.convergeTaskId = undefined;
+        rt.converge.finish();
         return TaskResults.success();
     }
   }

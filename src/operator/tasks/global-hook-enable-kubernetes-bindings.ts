@@ -27,7 +27,7 @@ export const enableKubernetesBindings: TaskHandler<'GlobalHookEnableKubernetesBi
     );
     if (binding.queue === rt.main.name) head.push(t);
     else {
-      if (binding.waitForSynchronization) rt.pendingGlobalSync.add(t.id);
+      if (binding.waitForSynchronization) rt.converge.awaitGlobalSync(t.id);
       rt.queues.addLast(t);
     }
   }

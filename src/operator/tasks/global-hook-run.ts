@@ -18,15 +18,15 @@ export const globalHookRun: TaskHandler<'GlobalHookRun'> = async (rt, task, queu
   finishSync(rt, task, meta);
   if (!r.outcome) return TaskResults.success();
 
-  if (r.outcome.enabledFlagsChanged && rt.converge.firstPhase !== 'NotStarted') {
-    rt.requestReloadAll('ReloadAll-After-GlobalHookDynamicUpdate', true);
+  if (r.outcome.enabledFlagsChanged && rt.convergeStatus.firstPhase !== 'NotStarted') {
+    rt.converge.requestReloadAll('ReloadAll-After-GlobalHookDynamicUpdate', true);
   }
   const changed = rt.manager.store.global.checksum() !== checksumBefore;
   if (meta.afterAllChecksum !== undefined) {
-    if (rt.manager.store.global.checksum() !== meta.afterAllChecksum) rt.requestConverge('GlobalValuesChanged', 'AfterAll-Hooks-Change-GlobalValues');
+    if (rt.manager.store.global.checksum() !== meta.afterAllChecksum) rt.converge.request('GlobalValuesChanged', 'AfterAll-Hooks-Change-GlobalValues');
   } else if (changed && !meta.sync) {
-    if (meta.bindingType === 'schedule') rt.requestConverge('GlobalValuesChanged', 'Schedule-Change-GlobalValues');
-    else if (meta.bindingType === 'kubernetes' && meta.reloadAllOnValuesChanges) rt.requestConverge('GlobalValuesChanged', 'Kubernetes-Change-GlobalValues');
+    if (meta.bindingType === 'schedule') rt.converge.request('GlobalValuesChanged', 'Schedule-Change-GlobalValues');
+    else if (meta.bindingType === 'kubernetes' && meta.reloadAllOnValuesChanges) rt.converge.request('GlobalValuesChanged', 'Kubernetes-Change-GlobalValues');
   }
   return TaskResults.success();
 };

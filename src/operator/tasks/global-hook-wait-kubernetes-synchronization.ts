@@ -6,6 +6,6 @@ import { TaskResults } from '../../queue/index.js';
 import { WAIT_POLL_MS, type TaskHandler } from './shared.js';
 
 export const waitKubernetesSynchronization: TaskHandler<'GlobalHookWaitKubernetesSynchronization'> = (rt) => {
-  if (rt.pendingGlobalSync.size > 0) return TaskResults.repeat({ delayBeforeNextTask: WAIT_POLL_MS });
+  if (rt.converge.waitsForGlobalSync) return TaskResults.repeat({ delayBeforeNextTask: WAIT_POLL_MS });
   return TaskResults.success();
 };

@@ -26,6 +26,6 @@ export const moduleDelete: TaskHandler<'ModuleDelete'> = async (rt, task, queue)
   for (const hook of hooks) await rt.bindingsOf(hook).disable();
   rt.manager.resetModule(m.def.name);
   rt.resetModuleState(module);
-  rt.pendingDeletes.delete(module);
+  rt.converge.deleteDone(module);
   return TaskResults.success();
 };

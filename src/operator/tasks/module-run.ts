@@ -44,7 +44,7 @@ async function queueSynchronization(rt: Runtime, module: string, hooks: readonly
 export const moduleRun: TaskHandler<'ModuleRun'> = async (rt, task, queue) => {
   const result = await runModule(rt, task, queue);
   const meta = task.metadata;
-  if (meta.parallelGroup && result.status === 'Success') rt.parallelModuleDone(meta.parallelGroup, meta.module);
+  if (meta.parallelGroup && result.status === 'Success') rt.converge.parallelModuleDone(meta.parallelGroup, meta.module);
   return result;
 };
 
@@ -58,7 +58,7 @@ async function runModule(rt: Runtime, task: TaskOf<'ModuleRun'>, queue: TaskQueu
     if (state.phase === 'Startup') {
       // once per enabling: a run cut short by a converge restart does not repeat them (docs/operator.md)
       if (!state.startupDone) {
-        for (const hook of hooksInOrder(hooks, 'onStartup')) await rt.runModuleHook(module, hook, [onStartupContext()], 'onStartup', queue.name);
+        for (const hook of hooksInOrder(hooks, 'onStartup')) await rt.hookRunner.runModuleHook(module, hook, [onStartupContext()], 'onStartup', queue.name);
         state.startupDone = true;
       }
       state.phase = 'QueueSynchronizationTasks';

@@ -10,11 +10,10 @@ import type { TaskHandler } from './shared.js';
 
 export const parallelModuleRun: TaskHandler<'ParallelModuleRun'> = (rt, task) => {
   const meta = task.metadata;
-  let pending = rt.parallelGroups.get(task.id);
+  let pending = rt.converge.parallelGroup(task.id);
   if (!pending) {
     const live = meta.modules.filter((m) => rt.isEnabled(m.module));
-    pending = new Set(live.map((m) => m.module));
-    rt.parallelGroups.set(task.id, pending);
+    pending = rt.converge.startParallelGroup(task.id, live.map((m) => m.module));
     const n = Math.min(rt.opts.parallelModuleRuns, live.length);
     live.forEach((m, i) =>
       rt.queues.addLast(
@@ -23,8 +22,8 @@ export const parallelModuleRun: TaskHandler<'ParallelModuleRun'> = (rt, task) =>
     );
     rt.log.info({ modules: live.map((m) => m.module), queues: n }, 'parallel module run started');
   }
-  // woken by the last module's success (Runtime.parallelModuleDone); the poll is a fallback
+  // woken by the last module's success (Converge.parallelModuleDone); the poll is a fallback
   if (pending.size > 0) return TaskResults.repeat({ delayBeforeNextTask: 1000 });
-  rt.parallelGroups.delete(task.id);
+  rt.converge.endParallelGroup(task.id);
   return TaskResults.success();
 };

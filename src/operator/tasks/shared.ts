@@ -31,7 +31,7 @@ export const WAIT_POLL_MS = 100;
 /** Runs the module's hooks of a lifecycle binding (beforeHelm, afterHelm, ...) in order. */
 export async function runLifecycle(rt: Runtime, module: string, hooks: readonly Hook[], binding: ModuleLifecycleBinding, queue: string): Promise<void> {
   for (const hook of hooksInOrder(hooks, binding)) {
-    await rt.runModuleHook(module, hook, [lifecycleContext(hook.config, binding)], binding, queue);
+    await rt.hookRunner.runModuleHook(module, hook, [lifecycleContext(hook.config, binding)], binding, queue);
   }
 }
 
@@ -86,7 +86,7 @@ export function finishSync(rt: Runtime, task: OperatorTask, meta: HookRunMeta): 
   if (!meta.sync) return;
   for (const { taskId, sync } of [{ taskId: task.id, sync: meta.sync }, ...(meta.combinedSyncs ?? [])]) {
     rt.bindingsOf(meta.hook).unlock(sync.binding);
-    if (meta.kind === 'GlobalHookRun') rt.pendingGlobalSync.delete(taskId);
+    if (meta.kind === 'GlobalHookRun') rt.converge.globalSyncDone(taskId);
     else rt.moduleState(meta.module).pendingSync.delete(taskId);
   }
 }
@@ -95,14 +95,14 @@ async function runHook(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue
   combineFollowing(task, meta, queue);
   const contexts: BindingContext[] = meta.contexts;
   return meta.kind === 'GlobalHookRun'
-    ? rt.runGlobalHook(meta.hook, contexts, meta.bindingType, queue.name)
-    : rt.runModuleHook(meta.module, meta.hook, contexts, meta.bindingType, queue.name);
+    ? rt.hookRunner.runGlobalHook(meta.hook, contexts, meta.bindingType, queue.name)
+    : rt.hookRunner.runModuleHook(meta.module, meta.hook, contexts, meta.bindingType, queue.name);
 }
 
 /** Runs the hook (after its rate limit) with the contexts combined; a failure with allowFailure is logged and counts as success. */
 export async function attemptHookRun(rt: Runtime, task: OperatorTask, meta: HookRunMeta, queue: TaskQueue<TaskMeta>, signal: AbortSignal) {
   // a rate-limited hook waits for its turn (stopping cuts the wait short: the task runs again later)
-  if (!(await rt.rateLimit(meta.hook, signal))) return { failure: TaskResults.repeat<TaskMeta>() };
+  if (!(await rt.hookRunner.rateLimit(meta.hook, signal))) return { failure: TaskResults.repeat<TaskMeta>() };
   const labels = { module: meta.kind === 'ModuleHookRun' ? meta.module : undefined, hook: meta.hook.name, binding: meta.bindingType, queue: queue.name, activation: rt.activation() };
   try {
     const outcome = await runHook(rt, task, meta, queue);
