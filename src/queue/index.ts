@@ -28,15 +28,14 @@ export type {
   TaskHandler,
   HandlerContext,
   SleepFn,
-  CompactionOptions,
   TaskQueueOptions,
   TaskQueueEvents,
   QueueChangedEvent,
   TaskStartedEvent,
   TaskFinishedEvent,
-  CompactionEvent,
   QueueStoppedEvent,
 } from './task-queue.js';
+export type { CompactionOptions, CompactionEvent } from './compaction.js';
 export { QueueSet } from './queue-set.js';
 export type { QueueSetOptions, QueueSetEvents } from './queue-set.js';
 export { dumpQueueList, dumpQueueListText, dumpQueue, dumpQueueText } from './dump.js';

@@ -13,14 +13,14 @@
  * | `Repeat`  | the task stays; sleep 25 ms; result tasks are ignored                                |
  *
  * `delayBeforeNextTask` overrides the sleep. The queue is blocked while it sleeps. An idle worker
- * waits on a promise that adding a task resolves: no polling.
+ * waits on a promise that adding a task resolves: no polling. Compaction: compaction.ts.
  */
 import { errorMessage } from '../util/errors.js';
 import { Emitter } from './emitter.js';
 import type { TaskResult, TaskStatus } from './result.js';
-import type { Task, TaskType } from './task.js';
+import type { Task } from './task.js';
+import { Compactor, type CompactionEvent, type CompactionOptions } from './compaction.js';
 import {
-  COMPACTION_THRESHOLD,
   DELAY_ON_REPEAT_MS,
   WAIT_STATUS_GRANULARITY_MS,
   defaultBackoff,
@@ -39,19 +39,6 @@ export type TaskHandler<M> = (task: Task<M>, ctx: HandlerContext<M>) => Promise<
 /** Sleeps `ms`; must resolve early (not reject) when `signal` aborts. */
 export type SleepFn = (ms: number, signal: AbortSignal) => Promise<void>;
 
-export interface CompactionOptions<M> {
-  /** Task types that may be merged (addon-operator: `ModuleHookRun`; add `GlobalHookRun` if wanted). */
-  types: readonly TaskType[];
-  /**
-   * Merges `from` (later tasks with the same compaction id, queue order) into `into`, the first
-   * non-running one: e.g. concatenate binding contexts and monitor ids into `into.metadata`. The `from`
-   * tasks are removed from the queue.
-   */
-  merge: (into: Task<M>, from: readonly Task<M>[]) => void;
-  /** Tasks of one compaction id that trigger a compaction (default 100). */
-  threshold?: number;
-}
-
 export interface TaskQueueOptions<M> {
   handler?: TaskHandler<M>;
   /** Delay in ms before retrying a task that has failed `failureCount` times before (default 5 s … 30 s with jitter). */
@@ -66,6 +53,8 @@ export interface TaskQueueOptions<M> {
   /** Receives errors thrown by event listeners and by the merge function (default: process warning). */
   onError?: (err: unknown) => void;
 }
+
+export type { CompactionEvent, CompactionOptions } from './compaction.js';
 
 export interface QueueChangedEvent {
   queue: string;
@@ -85,14 +74,6 @@ export interface TaskFinishedEvent<M> {
   waitMs: number;
   /** Failure message when status is Fail. */
   error?: string;
-}
-export interface CompactionEvent<M> {
-  queue: string;
-  compactionId: string;
-  /** The task the others were merged into. */
-  into: Task<M>;
-  /** How many tasks were merged into it by this operation. */
-  merged: number;
 }
 export interface QueueStoppedEvent {
   queue: string;
@@ -119,23 +100,11 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
   private readonly sleepFn: SleepFn;
   private readonly delayOnRepeat: number;
   private readonly now: () => number;
-  private readonly compactionOpts: CompactionOptions<M> | undefined;
-  private readonly compactableTypes: ReadonlySet<TaskType>;
-  private readonly threshold: number;
+  private readonly compactor: Compactor<M>;
 
   private items: Task<M>[] = [];
   private readonly byId = new Map<string, Task<M>>();
-  /**
-   * Queued compactable tasks per compaction id. Ids that had tasks stay, at 0: a map emptied and filled
-   * again at every task (a queue that drains as fast as it fills) makes V8 allocate it a new table
-   * each time, in its old generation, as garbage only a full collection frees.
-   */
-  private readonly idCounts = new Map<string, number>();
-  /** Compaction ids that reached the threshold since their last compaction. */
-  private readonly reachedCap = new Set<string>();
-  /** After a compaction: the task that later tasks of the same id (added last) merge into at once. */
-  private readonly mergeTargets = new Map<string, Task<M>>();
-  private readonly compactions = new Map<string, number>();
+  private readonly isQueued = (t: Task<M>): boolean => this.byId.get(t.id) === t;
 
   private state: WorkerState = { kind: 'text', text: '' };
   private running: Task<M> | undefined;
@@ -155,9 +124,11 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
     this.sleepFn = options.sleep ?? defaultSleep;
     this.delayOnRepeat = options.delayOnRepeat ?? DELAY_ON_REPEAT_MS;
     this.now = options.now ?? Date.now;
-    this.compactionOpts = options.compaction;
-    this.compactableTypes = new Set(options.compaction?.types ?? []);
-    this.threshold = Math.max(2, options.compaction?.threshold ?? COMPACTION_THRESHOLD);
+    this.compactor = new Compactor(
+      options.compaction,
+      (compactionId, into, merged) => this.emit('compaction', { queue: this.name, compactionId, into, merged }),
+      (err) => this.onListenerError(err),
+    );
     if (options.onError) this.onListenerError = options.onError;
   }
 
@@ -235,12 +206,12 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
 
   /** Compaction operations per compaction id so far. */
   compactionCounts(): ReadonlyMap<string, number> {
-    return new Map(this.compactions);
+    return this.compactor.counts();
   }
 
   /** Queued compactable tasks per compaction id. */
   compactableTaskCounts(): ReadonlyMap<string, number> {
-    return new Map([...this.idCounts].filter(([, n]) => n > 0));
+    return this.compactor.taskCounts();
   }
 
   override toString(): string {
@@ -266,7 +237,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
     if (tasks.length === 0) return;
     this.prepare(tasks);
     for (const t of tasks) {
-      if (this.mergeIntoTarget(t)) continue;
+      if (this.compactor.mergeIntoTarget(t, this.isQueued)) continue;
       this.items.push(t);
       this.track(t);
     }
@@ -394,7 +365,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
         await this.waitForTask();
         continue;
       }
-      if (this.reachedCap.size > 0 && this.compact(this.reachedCap)) this.changed();
+      if (this.compactor.due && this.compact()) this.changed();
       const task = this.items[0]!;
       ({ delay, text: delayText } = await this.process(task));
     }
@@ -406,9 +377,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
   private async process(task: Task<M>): Promise<{ delay: number; text: string }> {
     const handler = this.handler!;
     task._processing = true;
-    if (task.compactionId !== undefined && this.mergeTargets.get(task.compactionId) === task) {
-      this.mergeTargets.delete(task.compactionId);
-    }
+    this.compactor.started(task);
     this.running = task;
     this.state = { kind: 'text', text: 'run first task' };
     const startedAt = this.now();
@@ -513,7 +482,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
       for (const t of head) this.track(t);
     }
     for (const t of tail) {
-      if (this.mergeIntoTarget(t)) continue;
+      if (this.compactor.mergeIntoTarget(t, this.isQueued)) continue;
       this.items.push(t);
       this.track(t);
     }
@@ -582,7 +551,7 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
   }
 
   private afterAdd(): void {
-    if (this.reachedCap.size > 0) this.compact(this.reachedCap);
+    if (this.compactor.due) this.compact();
     this.changed();
     this.wake();
   }
@@ -591,79 +560,22 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
     this.emit('changed', { queue: this.name, length: this.items.length });
   }
 
-  private compactionIdOf(t: Task<M>): string | undefined {
-    if (!this.compactionOpts || t.compactionId === undefined) return undefined;
-    return this.compactableTypes.has(t.type) ? t.compactionId : undefined;
-  }
-
   private track(t: Task<M>): void {
     this.byId.set(t.id, t);
-    const cid = this.compactionIdOf(t);
-    if (cid === undefined) return;
-    const n = (this.idCounts.get(cid) ?? 0) + 1;
-    this.idCounts.set(cid, n);
-    if (n >= this.threshold) this.reachedCap.add(cid);
+    this.compactor.added(t);
   }
 
   private untrack(t: Task<M>): void {
     this.byId.delete(t.id);
-    const cid = this.compactionIdOf(t);
-    if (cid === undefined) return;
-    const n = Math.max(0, (this.idCounts.get(cid) ?? 0) - 1);
-    this.idCounts.set(cid, n);
-    if (n < this.threshold) this.reachedCap.delete(cid);
-    if (this.mergeTargets.get(cid) === t) this.mergeTargets.delete(cid);
+    this.compactor.removed(t);
   }
 
-  private mergeIntoTarget(t: Task<M>): boolean {
-    const cid = this.compactionIdOf(t);
-    if (cid === undefined) return false;
-    const into = this.mergeTargets.get(cid);
-    if (!into || into._processing || this.byId.get(into.id) !== into) return false;
-    if (!this.callMerge(into, [t])) return false;
-    this.countCompaction(cid, into, 1);
-    return true;
-  }
-
-  private callMerge(into: Task<M>, from: readonly Task<M>[]): boolean {
-    try {
-      this.compactionOpts!.merge(into, from);
-      return true;
-    } catch (err) {
-      this.onListenerError(err);
-      return false;
-    }
-  }
-
-  private countCompaction(cid: string, into: Task<M>, merged: number): void {
-    this.compactions.set(cid, (this.compactions.get(cid) ?? 0) + 1);
-    this.emit('compaction', { queue: this.name, compactionId: cid, into, merged });
-  }
-
-  /** Merges all non-running tasks of each id into the first non-running task of that id. */
-  private compact(ids: ReadonlySet<string>): boolean {
-    const wanted = new Set(ids);
-    this.reachedCap.clear();
-    const groups = new Map<string, { into: Task<M>; from: Task<M>[] }>();
-    for (const t of this.items) {
-      const cid = this.compactionIdOf(t);
-      if (cid === undefined || !wanted.has(cid) || t._processing) continue;
-      const g = groups.get(cid);
-      if (g) g.from.push(t);
-      else groups.set(cid, { into: t, from: [] });
-    }
-    const drop = new Set<Task<M>>();
-    for (const [cid, g] of groups) {
-      if (g.from.length === 0) continue;
-      if (!this.callMerge(g.into, g.from)) continue;
-      for (const t of g.from) drop.add(t);
-      this.mergeTargets.set(cid, g.into);
-      this.countCompaction(cid, g.into, g.from.length);
-    }
+  /** Compacts the ids that reached the threshold (compaction.ts); true when tasks were merged away. */
+  private compact(): boolean {
+    const drop = this.compactor.compact(this.items);
     if (drop.size === 0) return false;
     this.items = this.items.filter((t) => !drop.has(t));
-    for (const t of drop) this.untrack(t);
-    for (const [cid, n] of this.idCounts) if (n >= this.threshold) this.reachedCap.add(cid);
+    for (const t of drop) this.byId.delete(t.id);
     return true;
   }
 }
