@@ -1,7 +1,8 @@
 /** `addon-operator sandbox`: only the embedded API server, in the foreground. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 import { UserError } from '../util/errors.js';
+import { parseDuration } from './env.js';
 
 function parseListen(v: string): { host: string; port: number } {
   const m = v.match(/^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/);
@@ -20,7 +21,32 @@ export interface SandboxCommandOptions {
   seed: string[];
   dataDir?: string;
   insecureHttp?: boolean;
+  controllers: string;
+  podStart: string;
+  sandboxControllers?: string;
+  sandboxPodStart?: string;
 }
+
+/** `--controllers all|none` (and `--sandbox-controllers` of `start`): are the simulated controllers on? */
+export function parseControllers(v: string, flag: string): boolean {
+  if (v === 'all') return true;
+  if (v === 'none') return false;
+  throw new UserError(`${flag}: "${v}" is not one of all, none`);
+}
+
+/** `--pod-start 0.5s` (and `--sandbox-pod-start`): a Pod's time from scheduling to Running, in ms. */
+export function parsePodStart(v: string, flag: string): number {
+  try {
+    return parseDuration(v, flag);
+  } catch (e) {
+    throw new UserError((e as Error).message, { cause: e });
+  }
+}
+
+export const CONTROLLERS_HELP =
+  'simulated controllers: all (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs get Pods that become Ready, ' +
+  'PVCs are Bound, Services get endpoints; no container runs) or none (a plain store)';
+export const POD_START_HELP = "with the controllers: a Pod's time from its scheduling to Running and Ready (a Job's Pod then succeeds as long after), e.g. 0.5s, 0s";
 
 /** Registers `addon-operator sandbox` on the given program. */
 export function registerSandboxCommand(program: Command): Command {
@@ -35,9 +61,15 @@ export function registerSandboxCommand(program: Command): Command {
     .option('--seed <file>', 'load a multi-document YAML manifest at start (repeatable)', collect, [])
     .option('--data-dir <dir>', 'keep the state in this directory across restarts (crash-safe)')
     .option('--insecure-http', 'serve plain HTTP instead of HTTPS (kubectl then sends no token; for client libraries only)')
+    .option('--controllers <set>', CONTROLLERS_HELP, 'all')
+    .option('--pod-start <duration>', POD_START_HELP, '0.5s')
+    .addOption(new Option('--sandbox-controllers <set>', 'the name of --controllers on `start --sandbox`').hideHelp())
+    .addOption(new Option('--sandbox-pod-start <duration>', 'the name of --pod-start on `start --sandbox`').hideHelp())
     .action(async (opts: SandboxCommandOptions) => {
       const { host, port } = parseListen(opts.listen ?? '127.0.0.1:0');
-      const options: SandboxOptions = { host, port, seedFiles: opts.seed, tls: !opts.insecureHttp };
+      const controllers = opts.sandboxControllers !== undefined ? parseControllers(opts.sandboxControllers, '--sandbox-controllers') : parseControllers(opts.controllers, '--controllers');
+      const podStartMs = opts.sandboxPodStart !== undefined ? parsePodStart(opts.sandboxPodStart, '--sandbox-pod-start') : parsePodStart(opts.podStart, '--pod-start');
+      const options: SandboxOptions = { host, port, seedFiles: opts.seed, tls: !opts.insecureHttp, controllers, podStartMs };
       if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
       if (opts.dataDir) options.dataDir = opts.dataDir;
       // imported here: the other commands do not pay for loading the server

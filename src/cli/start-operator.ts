@@ -19,6 +19,7 @@ import { cloneClient, isApiStatus, requestJson } from '../kube/http.js';
 import { connectionStats } from '../kube/connections.js';
 import { HelmReleases } from '../helm/release-engine.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { parseControllers, parsePodStart } from './sandbox.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { HookMetricsStorage } from '../metrics/hook-metrics.js';
@@ -63,7 +64,12 @@ export async function loadAndRun(opts: StartOptions, checked: Checked, wiring: W
   let sandbox: Sandbox | undefined;
   if (opts.sandbox) {
     try {
-      sandbox = await startSandbox({ seedFiles: opts.sandboxSeed, ...(opts.sandboxKubeconfig ? { kubeconfigPath: opts.sandboxKubeconfig } : {}) });
+      sandbox = await startSandbox({
+        seedFiles: opts.sandboxSeed,
+        controllers: parseControllers(opts.sandboxControllers ?? 'all', '--sandbox-controllers'),
+        podStartMs: parsePodStart(opts.sandboxPodStart ?? '0.5s', '--sandbox-pod-start'),
+        ...(opts.sandboxKubeconfig ? { kubeconfigPath: opts.sandboxKubeconfig } : {}),
+      });
     } catch (e) {
       throw new UserError(`sandbox: ${errorMessage(e)}`, { cause: e });
     }

@@ -23,6 +23,7 @@ import { HttpServer } from '../server/http-server.js';
 import { httpSources, metricSources } from '../operator/serve.js';
 import type { StartOptions } from './start.js';
 import { ConsoleProgress } from './start-console.js';
+import { parseControllers, parsePodStart } from './sandbox.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 const LOG_TYPES = ['json', 'text', 'color'];
@@ -72,6 +73,8 @@ function checkOptions(opts: StartOptions) {
   if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
   if (!existsSync(opts.globalHooksDir)) throw new UserError(`global hooks dir ${opts.globalHooksDir} does not exist (--global-hooks-dir, env GLOBAL_HOOKS_DIR)`);
   if (!opts.sandbox && (opts.sandboxSeed.length || opts.sandboxKubeconfig)) throw new UserError('--sandbox-seed and --sandbox-kubeconfig need --sandbox');
+  parseControllers(opts.sandboxControllers ?? 'all', '--sandbox-controllers');
+  parsePodStart(opts.sandboxPodStart ?? '0.5s', '--sandbox-pod-start');
   const helmDrift = (opts.helmDrift ?? 'fix') as DriftMode;
   if (!DRIFT_MODES.includes(helmDrift)) throw new UserError(`--helm-drift: "${opts.helmDrift}" is not one of ${DRIFT_MODES.join(', ')}`);
   return {

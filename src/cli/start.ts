@@ -6,6 +6,7 @@
  */
 import { Command, Option } from 'commander';
 import { ENV, fromEnv } from './env.js';
+import { CONTROLLERS_HELP, POD_START_HELP } from './sandbox.js';
 
 export interface StartOptions {
   modulesDir: string;
@@ -44,6 +45,8 @@ export interface StartOptions {
   sandbox: boolean;
   sandboxSeed: string[];
   sandboxKubeconfig?: string;
+  sandboxControllers: string;
+  sandboxPodStart: string;
 }
 
 const envBool = (names: readonly string[]) => ['true', '1', 'yes'].includes(fromEnv(names, 'false').toLowerCase());
@@ -105,6 +108,8 @@ export function registerStart(program: Command): Command {
     .option('--sandbox', 'start the embedded Kubernetes API server in this process and run against it (not a production cluster)', false)
     .option('--sandbox-seed <file>', 'with --sandbox: load this multi-document YAML at start (repeatable)', collect, [])
     .option('--sandbox-kubeconfig <path>', "with --sandbox: write the sandbox's kubeconfig here")
+    .option('--sandbox-controllers <set>', `with --sandbox: ${CONTROLLERS_HELP}`, 'all')
+    .option('--sandbox-pod-start <duration>', `with --sandbox: ${POD_START_HELP}`, '0.5s')
     .action(async (opts: StartOptions & { prometheusListenAddress?: string; prometheusListenPort?: string }) => {
       opts.listenAddress = opts.prometheusListenAddress ?? opts.listenAddress;
       opts.listenPort = opts.prometheusListenPort ?? opts.listenPort;

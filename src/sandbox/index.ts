@@ -1,6 +1,6 @@
 /**
  * addon-operator sandbox: an embedded, in-memory Kubernetes API server for local development and
- * tests. Not a production cluster: no scheduler, no controllers, no admission, one process.
+ * tests. Not a production cluster: simulated controllers (optional; no containers run), no admission, one process.
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -19,6 +19,7 @@ import { generateTls, type TlsMaterial } from './tls.js';
 import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
 import { applyObjects, loadSeedFile, parseManifests } from './seed.js';
 import { typeKey } from './registry.js';
+import { startControllers, type Controllers } from './controllers/index.js';
 
 export type { RequestLogEntry } from './server.js';
 export { parseManifests } from './seed.js';
@@ -59,6 +60,14 @@ export interface SandboxOptions {
   priorityAndFairness?: boolean;
   /** Kubernetes version reported at /version (default v1.32.4, which kubectl's dispatcher matches). */
   kubernetesVersion?: string;
+  /**
+   * Run the simulated controllers (Deployments get ReplicaSets and Pods that become Ready, Jobs complete, ...;
+   * see docs/sandbox.md). Default false here, so that tests read back exactly what they stored; the
+   * `sandbox` and `start --sandbox` commands turn them on.
+   */
+  controllers?: boolean;
+  /** With controllers: how long a Pod takes from its scheduling to Running (default 500 ms). */
+  podStartMs?: number;
 }
 
 export interface Sandbox {
@@ -186,6 +195,13 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
   for (const f of options.seedFiles ?? []) loadSeedFile(registry, resources, f);
   if (options.seedObjects?.length) applyObjects(registry, resources, options.seedObjects);
 
+  let controllers: Controllers | undefined;
+  if (options.controllers) {
+    controllers = startControllers(resources, { podStartMs: options.podStartMs ?? 500, kubeletVersion: options.kubernetesVersion ?? 'v1.32.4' });
+    const c = controllers;
+    cleanup.push(() => c.stop());
+  }
+
   const controls: ControlState = {
     failNext: 0,
     failCode: 500,
@@ -271,6 +287,7 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
     port,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
+        controllers?.stop();
         for (const close of [...openWatches]) close();
         hub.closeAll();
         server.close(() => resolve());
