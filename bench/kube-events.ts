@@ -19,7 +19,7 @@ import { startSandbox } from '../src/sandbox/index.js';
 import { requestJson } from '../src/kube/http.js';
 import { closeConnections } from '../src/kube/connections.js';
 import { RestMapper } from '../src/kube/mapper.js';
-import { KubeMonitors } from '../src/kube/monitor.js';
+import { KubeMonitors } from '../src/kube/binding-monitor.js';
 import { parseHookConfigSync } from '../src/hooks/config.js';
 import { filterObjects } from '../src/hooks/snapshot.js';
 import type { KubeObject } from '../src/kube/informer.js';

@@ -4,7 +4,7 @@
 // falls back to, recorded while the flags are defined (process.env is replaced by a recorder, so the
 // defaults shown are the built-in ones whatever this shell has set). Variables read while the
 // operator runs rather than from a flag are listed from RUNTIME_ENV below; test/docs/configuration
-// checks that every variable name in src/cli and src/kube/kubeconfig.ts is in the page. Needs dist/
+// checks that every variable name in src/cli and src/kube/load-kubeconfig.ts is in the page. Needs dist/
 // (npm run build); the test makes the page from the sources.
 //
 //   node scripts/gen-config-doc.mjs           write it

@@ -29,11 +29,6 @@ export interface ValuesReport {
   modules: Record<string, JsonObject>;
 }
 
-/** Computes values and enabled state as at start-up, without a cluster. */
-export async function computeValues(opts: RenderOptions, only: string[], warn: (m: string) => void): Promise<ValuesReport> {
-  return (await computeState(opts, only, warn)).report;
-}
-
 async function computeState(opts: RenderOptions, only: string[], warn: (m: string) => void): Promise<{ report: ValuesReport; set: ModuleSet; printed: string[] }> {
   const globalHooksDir = opts.globalHooksDir;
   const explicitGlobal = opts.globalHooksDir !== 'global-hooks';

@@ -12,7 +12,7 @@ import { collectWhenIdle } from '../operator/idle-gc.js';
 import { Operator } from '../operator/operator.js';
 import type { KubernetesPort } from '../operator/ports.js';
 import { RestMapper } from '../kube/mapper.js';
-import { KubeMonitors } from '../kube/monitor.js';
+import { KubeMonitors } from '../kube/binding-monitor.js';
 import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
 import { cloneClient, isApiStatus, requestJson } from '../kube/http.js';

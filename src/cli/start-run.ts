@@ -8,7 +8,7 @@ import { createLogger, type LogLevel, type LogType } from '../log/logger.js';
 import type { Operator } from '../operator/operator.js';
 import { configureClient } from '../kube/http.js';
 import { recordRequests } from '../kube/request-metrics.js';
-import { loadKubeConfig } from '../kube/kubeconfig.js';
+import { loadKubeConfig } from '../kube/load-kubeconfig.js';
 import { HaMode, haSettings } from './start-ha.js';
 import { connectionStats } from '../kube/connections.js';
 import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metrics.js';

@@ -21,7 +21,6 @@ import type {
   FieldNode,
   IdentifierNode,
   IfNode,
-  ListNode,
   Node,
   NumberNode,
   PipeNode,
@@ -1108,8 +1107,4 @@ export function markYields(n: Node, funcs: FuncMap): boolean {
   }
   n.yields = y;
   return y;
-}
-
-export function isListNode(n: Node): n is ListNode {
-  return n.kind === 'list';
 }

@@ -516,9 +516,3 @@ export function sprintf(format: string, args: unknown[]): string {
   }
   return out;
 }
-
-/** %v of one value (what {{ . }} prints). */
-export function toStringV(v: unknown): string {
-  if (typeof v === 'string') return v;
-  return formatValue(v, 'v');
-}

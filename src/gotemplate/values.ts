@@ -76,7 +76,6 @@ export function taggedType(v: object): string | undefined {
 export const isNil = (v: unknown): v is null | undefined => v === null || v === undefined;
 export const isInt = (v: unknown): v is bigint | GoInt => typeof v === 'bigint' || v instanceof GoInt;
 export const intOf = (v: bigint | GoInt): bigint => (typeof v === 'bigint' ? v : v.v);
-export const isUnsigned = (v: unknown): boolean => v instanceof GoInt && v.type.startsWith('u');
 
 export function isMap(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
@@ -139,7 +138,6 @@ export function kindName(v: unknown): string {
 
 /** Wraps an integer result of a Go function typed `int64`. */
 export const int64 = (v: bigint): GoInt => new GoInt('int64', BigInt.asIntN(64, v));
-export const goInt = (v: bigint): bigint => BigInt.asIntN(64, v);
 
 /** Go's truth (text/template isTrue). */
 export function truth(v: unknown): boolean {
@@ -264,12 +262,4 @@ export const isAscii = (s: string): boolean => !/[^\x00-\x7f]/.test(s);
 export function byteSlice(s: string, a: number, b?: number): string {
   if (isAscii(s)) return s.slice(a, b);
   return fromUtf8(utf8(s).subarray(a, b));
-}
-
-/** A method bound to its receiver, as found by a field lookup (`.Files.Get`). */
-export function methodOf(obj: unknown, name: string): ((...a: unknown[]) => unknown) | undefined {
-  if (obj === null || typeof obj !== 'object') return undefined;
-  const f = (obj as any)[name];
-  if (typeof f === 'function') return f;
-  return undefined;
 }

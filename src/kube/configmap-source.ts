@@ -7,15 +7,13 @@
  * on the first write; writes read, modify and update with the resourceVersion, retrying on conflicts.
  */
 import type { KubeConfig } from './kube-config.js';
+import type { ConfigMapData } from '../operator/ports.js';
 import { marshalYAML } from '../gotemplate/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
 import { isApiStatus, requestJson } from './http.js';
 import { Informer, type KubeObject } from './informer.js';
 import { jittered, sleep } from '../util/rate-limit.js';
-
-/** null: the ConfigMap does not exist. */
-export type ConfigMapData = Record<string, string> | null;
 
 export interface ConfigMapSourceOptions {
   kc: KubeConfig;

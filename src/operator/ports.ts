@@ -5,8 +5,9 @@
  * - a Helm port: install or upgrade a module's release, uninstall it, list releases, render a chart
  *   as its release would get it, and list the objects of a release that are missing.
  *
- * The real implementations (src/kube, src/config, src/helm) satisfy these shapes structurally and
- * never import this file; `addon-operator start` wires them. Tests may pass in-memory ones.
+ * The adapters implement these shapes (src/kube: the client, the binding monitors, the ConfigMap
+ * source; src/helm: the release engine); they may import the types of this file, the core never
+ * imports them (test/layering.test.ts). `addon-operator start` wires them. Tests may pass in-memory ones.
  */
 import type { KubernetesBinding, WatchEvent } from '../hooks/config-types.js';
 import type { SnapshotItem } from '../hooks/binding-context.js';

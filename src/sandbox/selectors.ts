@@ -168,16 +168,3 @@ export function parseFieldSelector(sel: string | undefined | null, check?: (labe
       return r.neq ? v !== r.value : v === r.value;
     });
 }
-
-/** A match-labels/match-expressions selector object (as in Deployment.spec.selector) as a string. */
-export function selectorObjectToString(sel: any): string {
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) parts.push(`${k}=${v}`);
-  for (const e of sel?.matchExpressions ?? []) {
-    const op = String(e.operator).toLowerCase();
-    if (op === 'in' || op === 'notin') parts.push(`${e.key} ${op} (${(e.values ?? []).join(',')})`);
-    else if (op === 'exists') parts.push(e.key);
-    else if (op === 'doesnotexist') parts.push(`!${e.key}`);
-  }
-  return parts.join(',');
-}

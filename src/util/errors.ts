@@ -1,6 +1,6 @@
 /**
  * An error caused by the user's input (a file, a flag, a hook's output). The CLI prints its message
- * without a stack trace unless --debug is given. `source` names where the bad input came from.
+ * without a stack trace unless --debug is given.
  */
 export class UserError extends Error {
   override name = 'UserError';

@@ -142,11 +142,6 @@ function ruleNodeOf(schema: JsonObject): RuleNode | null {
   return node;
 }
 
-/** Does the schema tree hold any rule? (Spares the walk and the conversions for schemas without.) */
-export function schemaHasRules(schema: JsonObject): boolean {
-  return ruleNodeOf(schema) !== null;
-}
-
 /**
  * Problems of `value` against the schema's CEL rules, at every depth. `old` is the previous value at
  * the same level; undefined (or null) when there is none, which skips transition rules.

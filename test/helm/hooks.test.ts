@@ -11,8 +11,8 @@ import { makeTree } from '../helpers/tree.js';
 import { cluster, releaseSecrets, secretPayload, getObject } from './helpers.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { operatorSeed, sandboxPorts } from '../helpers/sandbox-ports.js';
-import { scenario, settle, until } from '../operator/helpers.js';
-import { until as eventually } from '../reliability/helpers.js';
+import { scenario, settle } from '../operator/helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const NS = 'apps';
 
@@ -272,14 +272,14 @@ test('hooks under the operator: a failing pre-upgrade hook fails the module run,
   // new values: the upgrade's hook fails, the run fails and is retried, each retry replacing the Job
   failing = true;
   await requestJson(ports.kc, 'PATCH', `/api/v1/namespaces/${OPNS}/configmaps/addon-operator`, {}, { data: { alpha: 'x: "2"\n' } }, 'application/merge-patch+json');
-  await until(() => created.length >= 2, 'the failed run to be retried');
+  await waitFor(() => created.length >= 2, 'the failed run to be retried');
   const failed = (await releaseSecrets(ports.kc, OPNS, 'alpha')).map((r) => secretPayload(r).release);
   assert.ok(failed.some((r) => r.info.status === 'failed' && r.info.description === 'Upgrade "alpha" failed: pre-upgrade hooks failed: 1 error occurred:\n\t* job migrate failed: BackoffLimitExceeded\n\n'));
   assert.equal(await out(), '1', 'the release objects stay as they were');
 
   // the hook succeeds: the next retry upgrades
   failing = false;
-  await eventually(async () => (await out()) === '2', 'the release to recover');
+  await waitFor(async () => (await out()) === '2', 'the release to recover');
   await settle(s.op);
   const last = (await releaseSecrets(ports.kc, OPNS, 'alpha')).at(-1);
   assert.equal(last.metadata.labels.status, 'deployed');

@@ -18,7 +18,6 @@ import type { Operator } from '../../src/operator/operator.js';
 import { operatorSeed, sandboxPorts } from '../helpers/sandbox-ports.js';
 import { scenario, settle } from '../operator/helpers.js';
 import { getObject, releaseSecrets, setReleaseStatus } from './helpers.js';
-import { until as eventually } from '../reliability/helpers.js';
 
 test('the operator restores an object deleted by hand and a managed field edited by hand', async (t) => {
   const root = makeTree({
@@ -121,13 +120,13 @@ test("the monitor's status check (Go's HelmReleaseUnexpectedStatus): a release l
 
   // left failed (a helm command from outside, say): reported, the ModuleRun upgrades it
   await setReleaseStatus(ports.kc, NS, 'alpha', 1, 'failed');
-  await eventually(async () => (await revisions()).join() === '1:failed,2:deployed', 'the release upgraded');
+  await waitFor(async () => (await revisions()).join() === '1:failed,2:deployed', 'the release upgraded');
   assert.ok(reported.includes('alpha:failed'), reported.join());
   const runs = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'helm release not deployed, the module will run again');
   assert.ok(runs.length >= 1 && runs.every((r) => r.module === 'alpha'));
 
   // every revision deleted: installed again
   for (const v of [1, 2]) await requestJson(ports.kc, 'DELETE', `/api/v1/namespaces/${NS}/secrets/sh.helm.release.v1.alpha.v${v}`);
-  await eventually(async () => (await revisions()).join() === '1:deployed', 'the release installed again');
+  await waitFor(async () => (await revisions()).join() === '1:deployed', 'the release installed again');
   assert.ok(reported.includes('alpha:'), reported.join());
 });

@@ -2,7 +2,7 @@
 // kubeconfig: the real REST mapper, monitors, object patcher, ConfigMap source and Helm releases.
 import { KubeConfig } from '@kubernetes/client-node';
 import { RestMapper } from '../../src/kube/mapper.js';
-import { KubeMonitors } from '../../src/kube/monitor.js';
+import { KubeMonitors } from '../../src/kube/binding-monitor.js';
 import { ObjectPatcher } from '../../src/kube/object-patcher.js';
 import { ConfigMapSource } from '../../src/kube/configmap-source.js';
 import { HelmReleases } from '../../src/helm/release-engine.js';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
-import { ConfigMapSource, type ConfigMapData } from '../../src/kube/configmap-source.js';
+import { ConfigMapSource } from '../../src/kube/configmap-source.js';
+import type { ConfigMapData } from '../../src/operator/ports.js';
 import { waitFor as until } from '../helpers/wait.js';
 
 const NS = 'kube-system';

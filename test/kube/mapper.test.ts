@@ -4,7 +4,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { KindNotServedError, RestMapper, type RestMapperOptions } from '../../src/kube/mapper.js';
-import { rejection } from '../helpers/wait.js';
+import { rejection, waitFor } from '../helpers/wait.js';
+import { crd } from '../helpers/crd.js';
 
 async function setup(t: { after: (fn: () => Promise<void>) => void }, options?: RestMapperOptions) {
   const sandbox = await startSandbox();
@@ -12,29 +13,6 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, options?: 
   const kc = new KubeConfig();
   kc.loadFromFile(sandbox.kubeconfigPath);
   return { sandbox, kc, mapper: new RestMapper(kc, options) };
-}
-
-function crd(kind: string, opts: { group?: string; scope?: 'Namespaced' | 'Cluster'; versions?: string[]; shortNames?: string[] } = {}) {
-  const group = opts.group ?? 'example.com';
-  const plural = `${kind.toLowerCase()}s`;
-  const versions = opts.versions ?? ['v1'];
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: opts.scope ?? 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, shortNames: opts.shortNames ?? [] },
-      versions: versions.map((name, i) => ({
-        name,
-        served: true,
-        storage: i === 0,
-        subresources: { status: {} },
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      })),
-    },
-  };
 }
 
 const createCrd = (kc: KubeConfig, body: ReturnType<typeof crd>) =>
@@ -154,7 +132,7 @@ test('refreshes after misses are rate-limited and shared by concurrent lookups',
   await createCrd(kc, crd('Late'));
   now += 100;
   const late = mapper.resolve(undefined, 'Late');
-  await waitFor(() => sleeps.length === 1);
+  await waitFor(() => sleeps.length === 1, 'sleeps.length === 1');
   assert.equal(sleeps[0].ms, 300, 'the rest of the interval since the last refresh');
   assert.equal(groupListFetches(), 2, 'no refresh before the slot');
   now += 300;
@@ -164,19 +142,13 @@ test('refreshes after misses are rate-limited and shared by concurrent lookups',
 
   // three concurrent misses share one wait and one refresh
   const misses = Promise.allSettled([mapper.resolve(undefined, 'A1'), mapper.resolve(undefined, 'A2'), mapper.resolve(undefined, 'A3')]);
-  await waitFor(() => sleeps.length === 2);
+  await waitFor(() => sleeps.length === 2, 'sleeps.length === 2');
   assert.equal(sleeps[1].ms, 400);
   sleeps[1].wake();
   assert.ok((await misses).every((m) => m.status === 'rejected'));
   assert.equal(sleeps.length, 2, 'one wait for the three misses');
   assert.equal(groupListFetches(), 4, 'three concurrent misses, one refresh');
 });
-
-/** Yields to the event loop until cond holds (the sandbox answers in between); fails after 400 turns. */
-async function waitFor(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !cond(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.ok(cond(), 'the condition never held');
-}
 
 test('discovery failures are reported and not cached', async (t) => {
   const { sandbox, mapper } = await setup(t);

@@ -8,6 +8,7 @@ import { ObjectOperationError, ObjectPatcher } from '../../src/kube/object-patch
 import { toKubeOperation } from '../../src/hooks/outputs/kubernetes.js';
 import { waitFor as until } from '../helpers/wait.js';
 import { rejection } from '../helpers/wait.js';
+import { crd } from '../helpers/crd.js';
 
 const HOOK = 'hooks/test.sh';
 
@@ -31,25 +32,7 @@ function cm(name: string, data: Record<string, string>, extra: Record<string, un
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', ...extra }, data };
 }
 
-const WIDGET_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
+const WIDGET_CRD = crd('Widget', { shortNames: ['wd'] });
 
 const widget = (name: string) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 1 } });
 

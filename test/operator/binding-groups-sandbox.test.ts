@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { scenario, settle, traceHook, until } from './helpers.js';
+import { scenario, settle, traceHook } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const cm = (name: string, app: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { app } } });
 
@@ -59,9 +60,9 @@ for (const where of ['global', 'module'] as const) {
 
     // events after start are delivered (both bindings were unlocked by the one run)
     await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('a2', 'a'));
-    await until(() => runs().length >= 2, 'the event run of watch-a');
+    await waitFor(() => runs().length >= 2, 'the event run of watch-a');
     await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('b3', 'b'));
-    await until(() => runs().length >= 3, 'the event run of watch-b');
+    await waitFor(() => runs().length >= 3, 'the event run of watch-b');
     await settle(s.op);
     assert.deepEqual(runs().slice(1), ['grouped watch-a:Group', 'grouped watch-b:Group']);
   });

@@ -285,15 +285,6 @@ export async function scenario(opts: ScenarioOptions): Promise<Scenario> {
   return { root, trace, kube, helm, config, op, logs };
 }
 
-/** Waits until `cond` holds, polling; fails with `what` after `timeoutMs`. */
-export async function until(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Waits for every queue to be idle twice in a row (a task may queue another). */
 export async function settle(op: Operator): Promise<void> {
   for (let i = 0; i < 3; i++) {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { scenario, settle, traceHook, until } from './helpers.js';
+import { scenario, settle, traceHook } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 test('kubernetes events, object operations and config writes go through the real API', async (t) => {
   const sandbox = await startSandbox({
@@ -57,12 +58,12 @@ echo '${createOp}' > "$KUBERNETES_PATCH_PATH"`,
   // an object created through the API reaches the hook as an Event; an unlabelled one does not
   await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'second', namespace: 'default', labels: { app: 'demo' } } });
   await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'default' } });
-  await until(() => s.trace.lines().includes('g-watch demo:Event:Added'), 'the event run');
+  await waitFor(() => s.trace.lines().includes('g-watch demo:Event:Added'), 'the event run');
   await settle(s.op);
   assert.deepEqual(s.trace.lines().slice(-2), ['g-watch demo:Event:Added', 'second']);
 
   // a ConfigMap edit that disables the module uninstalls it
   await requestJson(kc, 'PATCH', '/api/v1/namespaces/addons/configmaps/addon-operator', {}, { data: { alphaEnabled: 'false' } }, 'application/merge-patch+json');
-  await until(() => !s.helm.releases.has('alpha'), 'the release to go');
+  await waitFor(() => !s.helm.releases.has('alpha'), 'the release to go');
   assert.deepEqual(s.op.manager.enabledModules, []);
 });

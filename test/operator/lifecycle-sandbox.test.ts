@@ -12,8 +12,8 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { scenario, settle, traceHook, until, type Scenario, type Trace } from './helpers.js';
-import { until as eventually } from '../reliability/helpers.js';
+import { scenario, settle, traceHook, type Scenario, type Trace } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const NS = 'addons';
 const YEARLY = '0 0 1 1 *';
@@ -100,28 +100,28 @@ test('a module disabled by a ConfigMap edit: release uninstalled, its objects de
 
   const before = s.trace.lines().length;
   await setConfig(env, { alphaEnabled: 'false' });
-  await until(() => s.trace.lines().includes('alpha-delete afterDeleteHelm'), 'afterDeleteHelm');
+  await waitFor(() => s.trace.lines().includes('alpha-delete afterDeleteHelm'), 'afterDeleteHelm');
   await settle(s.op);
   assert.deepEqual(s.trace.lines().slice(before), ['g-all beforeAll', 'alpha-delete afterDeleteHelm', 'g-all afterAll']);
   assert.deepEqual(s.op.manager.enabledModules, []);
   assert.deepEqual(await releases(env), []);
   assert.equal(await exists(env, cmPath('alpha-out')), false, 'the release object is deleted');
-  await until(() => podWatches() < watchesBefore, 'the module\'s watch to end');
+  await waitFor(() => podWatches() < watchesBefore, 'the module\'s watch to end');
   assert.deepEqual(s.op.schedules.crontabs(), []);
   // a Pod event no longer reaches the disabled module
   await requestJson(env.ports.kc, 'POST', '/api/v1/namespaces/default/pods', {}, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
 
   await setConfig(env, { alphaEnabled: 'true' });
-  await until(() => s.op.manager.enabledModules.includes('alpha'), 'the module to come back');
+  await waitFor(() => s.op.manager.enabledModules.includes('alpha'), 'the module to come back');
   await s.op.converge.whenFirstDone();
-  await eventually(async () => (await releases(env)).includes('alpha'), 'the release to come back');
+  await waitFor(async () => (await releases(env)).includes('alpha'), 'the release to come back');
   await settle(s.op);
   assert.ok(await exists(env, cmPath('alpha-out')));
   assert.deepEqual(s.op.schedules.crontabs(), [YEARLY]);
   assert.ok(!s.trace.lines().some((l) => l.startsWith('alpha-pods pods:Event')), 'no event reached the disabled module');
   // its watch works again
   await requestJson(env.ports.kc, 'POST', '/api/v1/namespaces/default/pods', {}, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p2' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-  await until(() => s.trace.lines().includes('alpha-pods pods:Event:Added'), 'the event of the module enabled again');
+  await waitFor(() => s.trace.lines().includes('alpha-pods pods:Event:Added'), 'the event of the module enabled again');
 });
 
 test('releases without a module are purged after the first converge (objects and history); HELM_IGNORE_RELEASE is kept', async (t) => {
@@ -135,7 +135,7 @@ test('releases without a module are purged after the first converge (objects and
       await ports.helm.upgradeInstall({ release: 'operator-itself', namespace: NS, chartDir: selfChart, values: {} });
     },
   });
-  await eventually(async () => !(await releases(env)).includes('orphan'), 'the purge of the orphan release');
+  await waitFor(async () => !(await releases(env)).includes('orphan'), 'the purge of the orphan release');
   assert.deepEqual(await releases(env), ['alpha', 'operator-itself']);
   assert.equal(await exists(env, cmPath('orphan-out')), false, 'the orphan release\'s object is deleted');
   assert.ok(await exists(env, cmPath('itself-out')));
@@ -161,12 +161,12 @@ while [ ! -e '${tr.path}.go' ]; do sleep 0.02; done`,
   await requestJson(ports.kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'burst' } });
   const create = (name: string) => requestJson(ports.kc, 'POST', '/api/v1/namespaces/burst/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
   await create('first');
-  await until(() => s.trace.lines().includes('alpha-cms contexts 1'), 'the first event run (which then waits)');
+  await waitFor(() => s.trace.lines().includes('alpha-cms contexts 1'), 'the first event run (which then waits)');
   for (let i = 0; i < N; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => create(`cm-${i + j}`)));
-  await until(() => s.op.queues.get('events')!.length > 0, 'events queued');
+  await waitFor(() => s.op.queues.get('events')!.length > 0, 'events queued');
   writeFileSync(gate, '');
   const seen = () => s.trace.lines().filter((l) => l.startsWith('alpha-cms contexts')).reduce((n, l) => n + Number(l.split(' ')[2]), 0);
-  await until(() => seen() >= N + 1, 'every event to reach the hook');
+  await waitFor(() => seen() >= N + 1, 'every event to reach the hook');
   await settle(s.op);
   const runs = s.trace.lines().filter((l) => l.startsWith('alpha-cms contexts'));
   assert.equal(seen(), N + 1, 'every event reaches the hook once');
@@ -185,7 +185,7 @@ test('Synchronization runs in other queues are waited for (global before the con
   assert.deepEqual(await releases(env), ['alpha']);
   const before = s.trace.lines().length;
   await requestJson(ports.kc, 'POST', '/api/v1/namespaces/default/pods', {}, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-  await until(() => s.trace.lines().length > before, 'the event run');
+  await waitFor(() => s.trace.lines().length > before, 'the event run');
   await settle(s.op);
   assert.deepEqual(s.trace.lines().slice(before), ['alpha-side pods:Event:Added']);
 });

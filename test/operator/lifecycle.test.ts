@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scenario, settle, traceHook, until, type Scenario, type Trace } from './helpers.js';
+import { scenario, settle, traceHook, type Scenario, type Trace } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CHART = { 'Chart.yaml': 'name: x\nversion: 0.1.0\n', 'templates/cm.yaml': 'kind: ConfigMap\n' };
 const YEARLY = '0 0 1 1 *';
@@ -38,7 +39,7 @@ async function started(s: Scenario): Promise<Scenario> {
 async function traceOf(s: Scenario, act: () => void | Promise<void>, minLines = 1): Promise<string[]> {
   const before = s.trace.lines().length;
   await act();
-  await until(() => s.trace.lines().length >= before + minLines, 'the trace to grow');
+  await waitFor(() => s.trace.lines().length >= before + minLines, 'the trace to grow');
   await settle(s.op);
   return s.trace.lines().slice(before);
 }
@@ -197,7 +198,7 @@ test('a release without a module is purged after the first converge; HELM_IGNORE
   const s = await scenario({ files: (t) => base(t), operator: { helmIgnoreRelease: 'operator-itself' } });
   for (const r of ['orphan', 'operator-itself']) s.helm.releases.set(r, { checksum: '', revision: 1, values: {} });
   await started(s);
-  await until(() => s.trace.lines().includes('helm uninstall orphan'), 'the purge');
+  await waitFor(() => s.trace.lines().includes('helm uninstall orphan'), 'the purge');
   assert.deepEqual(s.trace.lines(), [...CONVERGE_START, 'helm uninstall orphan']);
   assert.deepEqual([...s.helm.releases.keys()].sort(), ['alpha', 'operator-itself']);
   await s.op.stop();
@@ -215,13 +216,13 @@ while [ ! -e "${t.path}.go" ]; do sleep 0.02; done; echo 'g-slow done' >> '${t.p
     }),
   );
   s.op.schedules.fire(YEARLY);
-  await until(() => s.trace.lines().includes('g-slow y:Schedule'), 'the slow hook to start');
+  await waitFor(() => s.trace.lines().includes('g-slow y:Schedule'), 'the slow hook to start');
   s.op.schedules.fire('0 0 2 1 *');
-  await until(() => s.trace.lines().includes('g-fast z:Schedule'), 'the main queue to run while slow is busy');
+  await waitFor(() => s.trace.lines().includes('g-fast z:Schedule'), 'the main queue to run while slow is busy');
   s.trace.add('release');
   const { writeFileSync } = await import('node:fs');
   writeFileSync(`${s.trace.path}.go`, '');
-  await until(() => s.trace.lines().includes('g-slow done'), 'the slow hook to end');
+  await waitFor(() => s.trace.lines().includes('g-slow done'), 'the slow hook to end');
   assert.deepEqual(s.trace.lines().slice(CONVERGE_START.length), ['g-slow y:Schedule', 'g-fast z:Schedule', 'release', 'g-slow done']);
   assert.deepEqual(s.op.queues.names().sort(), ['main', 'slow']);
   await s.op.stop();
@@ -243,14 +244,14 @@ while [ ! -e "${t.path}.go" ]; do sleep 0.02; done`,
     }),
   );
   s.kube.put({ kind: 'ConfigMap', metadata: { name: 'first', namespace: 'default' } });
-  await until(() => s.trace.lines().includes('alpha-cms contexts 1'), 'the first event run');
+  await waitFor(() => s.trace.lines().includes('alpha-cms contexts 1'), 'the first event run');
   for (let i = 0; i < 500; i++) s.kube.put({ kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'default' } });
   const events = s.op.queues.get('events')!;
   assert.ok(events.length <= 101, `queue length ${events.length}`);
   assert.ok((events.compactionCounts().size ?? 0) > 0, 'compaction happened');
   const { writeFileSync } = await import('node:fs');
   writeFileSync(`${s.trace.path}.go`, '');
-  await until(() => s.trace.lines().filter((l) => l.startsWith('alpha-cms contexts')).reduce((n, l) => n + Number(l.split(' ')[2]), 0) >= 501, 'all events');
+  await waitFor(() => s.trace.lines().filter((l) => l.startsWith('alpha-cms contexts')).reduce((n, l) => n + Number(l.split(' ')[2]), 0) >= 501, 'all events');
   await settle(s.op);
   const runs = s.trace.lines().filter((l) => l.startsWith('alpha-cms contexts'));
   assert.equal(runs.reduce((n, l) => n + Number(l.split(' ')[2]), 0), 501, 'every event reaches the hook once');
@@ -303,7 +304,7 @@ test('a module hook with a bad config fails discovery with a message naming the 
     files: (t) => base(t, { 'modules/001-alpha/hooks/bad': traceHook(t, 'alpha-bad', { configVersion: 'v1', schedule: [{ name: 'y', crontab: 'not a crontab' }] }) }),
   });
   await s.op.start();
-  await until(() => s.logs.some((l) => l.includes('module discovery failed')), 'the discovery error');
+  await waitFor(() => s.logs.some((l) => l.includes('module discovery failed')), 'the discovery error');
   const log = s.logs.find((l) => l.includes('module discovery failed'))!;
   assert.match(log, /alpha\/hooks\/bad/);
   assert.equal(s.op.converge.ready, false);

@@ -14,7 +14,8 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import type { ConfigSource, HelmPort } from '../../src/operator/ports.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { scenario, settle, until, type Scenario, type Trace } from './helpers.js';
+import { scenario, settle, type Scenario, type Trace } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const NS = 'addons';
 
@@ -194,7 +195,7 @@ export async function world(opts: WorldOptions): Promise<World> {
     },
     async reached(label) {
       if (label.startsWith('helm ')) return helmGates.get(label.slice(5))!.at;
-      await until(() => existsSync(join(gates, `${gateFile(label)}.at`)), `the run of ${label}`, 60_000);
+      await waitFor(() => existsSync(join(gates, `${gateFile(label)}.at`)), `the run of ${label}`, 60_000);
     },
     resume(label) {
       if (label.startsWith('helm ')) return helmGates.get(label.slice(5))!.open();
@@ -203,7 +204,7 @@ export async function world(opts: WorldOptions): Promise<World> {
     async edit(data) {
       const cm = await requestJson<{ data?: Record<string, string> }>(kc, 'PATCH', `/api/v1/namespaces/${NS}/configmaps/addon-operator`, {}, { data }, 'application/merge-patch+json');
       const want = JSON.stringify(cm.data ?? {});
-      await until(() => delivered === want, 'the operator to see the edit', 60_000);
+      await waitFor(() => delivered === want, 'the operator to see the edit', 60_000);
     },
     async objects() {
       const list = await requestJson<{ items: Array<{ metadata: { name: string }; data?: Record<string, string> }> }>(kc, 'GET', `/api/v1/namespaces/${NS}/configmaps`);

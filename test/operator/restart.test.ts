@@ -7,9 +7,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { settle, until } from './helpers.js';
+import { settle } from './helpers.js';
 import { bare, checkInvariants, started, world, type World } from './restart-world.js';
 import { statusJson } from '../../src/operator/status.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MODULES = ['alpha', 'beta', 'gamma'];
 
@@ -176,8 +177,8 @@ describe('edits of other kinds during a converge', { concurrency: 4 }, () => {
     await w.reached('beta beforeHelm');
     const { requestJson } = await import('../../src/kube/http.js');
     await requestJson(w.kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'on', namespace: 'default', labels: { app: 'switch' } } });
-    await until(() => w.s.trace.lines().includes('g-switch'), 'the switch hook');
-    await until(() => w.s.op.queues.main.tasks().some((x) => x.metadata.kind === 'ConvergeModules' && x.metadata.restart === true), 'the restart to be queued');
+    await waitFor(() => w.s.trace.lines().includes('g-switch'), 'the switch hook');
+    await waitFor(() => w.s.op.queues.main.tasks().some((x) => x.metadata.kind === 'ConvergeModules' && x.metadata.restart === true), 'the restart to be queued');
     w.resume('beta beforeHelm');
     await w.s.op.converge.whenFirstDone();
     await settle(w.s.op);

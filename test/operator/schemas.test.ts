@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scenario, settle, traceHook, until, type Trace } from './helpers.js';
+import { scenario, settle, traceHook, type Trace } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CHART = { 'modules/001-alpha/Chart.yaml': 'name: alpha\nversion: 0.1.0\n', 'modules/001-alpha/templates/cm.yaml': 'kind: ConfigMap\n' };
 const VALUES_SCHEMA = 'type: object\nx-required-for-helm: [ready]\nproperties:\n  ready: {type: boolean}\n  replicas: {type: integer, default: 1}\n';
@@ -33,7 +34,7 @@ test('x-required-for-helm is checked before Helm, not before: a module whose hoo
 test('x-required-for-helm not filled in: the module run fails before Helm, naming the key and the schema', async () => {
   const s = await scenario({ files: (t) => files(t, false) });
   await s.op.start();
-  await until(() => s.logs.some((l) => l.includes('values for Helm do not match')), 'the helm values check to fail');
+  await waitFor(() => s.logs.some((l) => l.includes('values for Helm do not match')), 'the helm values check to fail');
   await s.op.stop();
   const line = s.logs.find((l) => l.includes('values for Helm do not match'))!;
   assert.match(line, /module alpha: values for Helm do not match .*001-alpha\/openapi\/values\.yaml \(with x-required-for-helm\):\\n {2}- alpha\.ready: is required/);

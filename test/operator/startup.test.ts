@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scenario, settle, traceHook, until, type Trace } from './helpers.js';
+import { scenario, settle, traceHook, type Trace } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CHART = { 'Chart.yaml': 'name: x\nversion: 0.1.0\n', 'templates/cm.yaml': 'kind: ConfigMap\n' };
 
@@ -64,7 +65,7 @@ test('start-up: global hooks of every binding, three modules (one disabled by it
   // after the first converge: schedules run, kubernetes events run the hook
   s.op.schedules.fire('0 0 1 1 *');
   s.kube.put({ kind: 'ConfigMap', metadata: { name: 'two', namespace: 'default' } });
-  await until(() => s.trace.lines().length >= 12, 'the schedule and event runs');
+  await waitFor(() => s.trace.lines().length >= 12, 'the schedule and event runs');
   await settle(s.op);
   assert.deepEqual(s.trace.lines().slice(10).sort(), ['g-cron yearly:Schedule', 'g-watch cms:Event:Added']);
   await s.op.stop();

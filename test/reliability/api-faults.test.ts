@@ -11,7 +11,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { scenario, settle, traceHook } from '../operator/helpers.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { until } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const NS = 'addons';
 
@@ -61,16 +61,16 @@ test('500 and 429 bursts, then 2 s latency: requests stay bounded while failing,
     assert.ok(sent >= 1, `the watches retried during the ${code} outage (${sent} requests)`);
     assert.ok(sent <= 60, `${sent} requests during 3 s of ${code} answers`);
     // and they come back once the server answers again
-    await until(() => sandbox.watchCount() >= watches, `the watches to be back after the ${code} outage`, 90_000);
+    await waitFor(() => sandbox.watchCount() >= watches, `the watches to be back after the ${code} outage`, 90_000);
   }
 
   // slow but working: everything still goes through
   sandbox.setLatency(2000);
   t.after(() => sandbox.setLatency(0));
   await requestJson(ports.kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-outage', namespace: 'default' } });
-  await until(() => s.trace.lines().includes('g-watch demo:Event:Added'), 'the event of a change made after the outages', 90_000);
+  await waitFor(() => s.trace.lines().includes('g-watch demo:Event:Added'), 'the event of a change made after the outages', 90_000);
   await requestJson(ports.kc, 'PATCH', `/api/v1/namespaces/${NS}/configmaps/addon-operator`, {}, { data: { alpha: 'x: 2\n' } }, 'application/merge-patch+json');
-  await until(
+  await waitFor(
     async () => {
       const cm = await requestJson<{ data?: Record<string, string> }>(ports.kc, 'GET', `/api/v1/namespaces/${NS}/configmaps/alpha-out`).catch(() => undefined);
       return cm?.data?.x === '2';

@@ -12,7 +12,8 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { scenario, settle, traceHook } from '../operator/helpers.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { LONG, until } from './helpers.js';
+import { LONG } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ROUNDS = LONG ? 100 : 20;
 const NS = 'addons';
@@ -62,7 +63,7 @@ test(`a ConfigMap edit and a hook's config patch racing ${ROUNDS} times: both su
     s.op.schedules.fire(CRON);
     await new Promise((r) => setTimeout(r, (i * 7) % 40));
     await requestJson(ports.kc, 'PATCH', `/api/v1/namespaces/${NS}/configmaps/addon-operator`, {}, { data: { alpha: `user: ${i}\n` } }, 'application/merge-patch+json');
-    await until(() => s.trace.lines().filter((l) => l.startsWith('writer')).length > runs, `the hook run of round ${i}`);
+    await waitFor(() => s.trace.lines().filter((l) => l.startsWith('writer')).length > runs, `the hook run of round ${i}`);
     await settle(s.op);
     const got = await read();
     if (got.round !== i || got.user !== i) lost.push(`round ${i}: hook wrote ${i}, stored ${got.round}; user wrote ${i}, stored ${got.user}`);

@@ -12,12 +12,3 @@ export function seed(): number {
   console.log(`# RELIABILITY_SEED=${s}${LONG ? ' RELIABILITY_LONG=1' : ''}`);
   return s;
 }
-
-/** Polls cond every 20 ms until it holds; fails naming `what` after `ms` (a bound, not a measurement). */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

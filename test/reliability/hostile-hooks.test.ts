@@ -15,7 +15,7 @@ import { ModuleManager } from '../../src/modules/manager.js';
 import { Operator } from '../../src/operator/operator.js';
 import { makeTree, writeTree } from '../helpers/tree.js';
 import { MemoryConfig, MemoryHelm, MemoryKube, Trace, settle, traceHook } from '../operator/helpers.js';
-import { until } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const alive = (pid: number): boolean => {
   try {
@@ -51,7 +51,7 @@ test('hooks that hang, crash, print 50 MB, write 10,000 operations or leave a pr
 
   const heapBefore = process.memoryUsage().heapUsed;
   for (const crontab of op.schedules.crontabs().sort()) op.schedules.fire(crontab);
-  await until(() => trace.lines().some((l) => l.startsWith('canary')), 'the canary hook, queued last');
+  await waitFor(() => trace.lines().some((l) => l.startsWith('canary')), 'the canary hook, queued last');
   await settle(op);
   assert.deepEqual(
     trace.lines().filter((l) => !l.startsWith('helm')).map((l) => l.split(' ')[0]),
@@ -66,7 +66,7 @@ test('hooks that hang, crash, print 50 MB, write 10,000 operations or leave a pr
   assert.equal([...kube.objects.values()].filter((o) => o.metadata.name.startsWith('op-')).length, 10_000);
   // the process the fork hook left behind (holding its output pipes) did not keep the run open, and is gone
   const pid = Number(readFileSync(pidFile, 'utf8'));
-  await until(() => !alive(pid), `the leftover sleep (pid ${pid}) to be gone`, 10_000);
+  await waitFor(() => !alive(pid), `the leftover sleep (pid ${pid}) to be gone`, 10_000);
   const grown = process.memoryUsage().heapUsed - heapBefore;
   assert.ok(grown < 128 * 1024 * 1024, `heap grew by ${grown} bytes`);
 });

@@ -16,7 +16,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { scenario, settle, traceHook } from '../operator/helpers.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { until } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;
 
@@ -91,7 +91,7 @@ test('a running operator refuses an oversized ConfigMap, keeps its last valid co
 
   // 1.5 MiB: the sandbox takes it (its body limit is 3 MiB), the operator refuses it
   await patch({ global: `round: 2\nbig: "${'x'.repeat(1.5 * MiB)}"\n` });
-  await until(() => s.logs.some((l) => l.includes('is too large')), 'the refusal in the log');
+  await waitFor(() => s.logs.some((l) => l.includes('is too large')), 'the refusal in the log');
   const refusal = s.logs.find((l) => l.includes('is too large'))!;
   assert.match(refusal, /the config is invalid; the operator keeps the last valid one/);
   assert.match(refusal, /ConfigMap addons\/addon-operator is too large: its data holds \d+ bytes, more than the limit of a ConfigMap, 1 MiB \(the largest key is \\"global\\"\)/);
@@ -99,7 +99,7 @@ test('a running operator refuses an oversized ConfigMap, keeps its last valid co
   assert.equal(round(), 1, 'the last valid config is kept');
 
   await patch({ global: 'round: 3\n' });
-  await until(() => round() === 3, 'the next valid edit');
+  await waitFor(() => round() === 3, 'the next valid edit');
 });
 
 test('hook output files beyond their limits fail the run with an error naming the hook and the file; the queue moves on', async (t) => {
@@ -120,7 +120,7 @@ test('hook output files beyond their limits fail the run with an error naming th
   await settle(s.op);
   const heapBefore = process.memoryUsage().heapUsed;
   for (const crontab of s.op.schedules.crontabs().sort()) s.op.schedules.fire(crontab);
-  await until(() => s.trace.lines().some((l) => l.startsWith('canary')), 'the canary hook, queued last');
+  await waitFor(() => s.trace.lines().some((l) => l.startsWith('canary')), 'the canary hook, queued last');
   await settle(s.op);
   assert.deepEqual(s.trace.lines().map((l) => l.split(' ')[0]), ['config', 'values', 'metrics', 'kube', 'canary'], 'each ran once, the queue moved on');
   const text = s.logs.join('');

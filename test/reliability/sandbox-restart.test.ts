@@ -13,7 +13,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { scenario, settle, traceHook } from '../operator/helpers.js';
 import { sandboxPorts } from '../helpers/sandbox-ports.js';
-import { until } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 test('the API server restarted in the middle of a converge: the operator reconnects and converges', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reliability-restart-'));
@@ -46,7 +46,7 @@ test('the API server restarted in the middle of a converge: the operator reconne
   });
   t.after(() => s.op.stop());
   await s.op.start();
-  await until(() => s.trace.lines().some((l) => l.startsWith('alpha-wait')), 'the converge to reach the module hook');
+  await waitFor(() => s.trace.lines().some((l) => l.startsWith('alpha-wait')), 'the converge to reach the module hook');
 
   // the API server goes away (every connection cut) and comes back on the same port and data
   await sandbox.stop();
@@ -57,12 +57,12 @@ test('the API server restarted in the middle of a converge: the operator reconne
   await s.op.converge.whenFirstDone();
   await settle(s.op);
   // Helm's release went through the restarted server
-  await until(async () => {
+  await waitFor(async () => {
     const cm = await requestJson<{ data?: Record<string, string> }>(ports.kc, 'GET', '/api/v1/namespaces/addons/configmaps/alpha-out').catch(() => undefined);
     return cm?.data?.x === 'one';
   }, 'the release object');
   // the watches were re-established: a change after the restart reaches the hook
   await requestJson(ports.kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after', namespace: 'default', labels: { app: 'demo' } } });
-  await until(() => s.trace.lines().includes('g-watch demo:Event:Added'), 'the event of a change made after the restart');
+  await waitFor(() => s.trace.lines().includes('g-watch demo:Event:Added'), 'the event of a change made after the restart');
   assert.ok(existsSync(join(dataDir, 'changes.log')) || existsSync(join(dataDir, 'snapshot.json')));
 });

@@ -13,10 +13,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { RestMapper } from '../../src/kube/mapper.js';
-import { KubeMonitors } from '../../src/kube/monitor.js';
+import { KubeMonitors } from '../../src/kube/binding-monitor.js';
 import { parseHookConfigSync } from '../../src/hooks/config.js';
 import type { BindingEvent, BindingMonitor } from '../../src/operator/ports.js';
-import { LONG, random, seed, until } from './helpers.js';
+import { LONG, random, seed } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const NS = 'chaos';
 const KINDS = [
@@ -112,7 +113,7 @@ test(`watches dropped every ${DROP_EVERY_MS} ms and history compacted twice duri
   );
   const snapshotOf = (i: number) => new Map(recorded[i]!.monitor.snapshot().map((it) => [String((it.object?.metadata as { name?: string })?.name), it.filterResult]));
   for (let i = 0; i < KINDS.length; i++) {
-    await until(() => JSON.stringify([...snapshotOf(i)].sort()) === JSON.stringify([...truth[i]!].sort()), `the ${KINDS[i]!.kind} snapshot to equal the server's list`);
+    await waitFor(() => JSON.stringify([...snapshotOf(i)].sort()) === JSON.stringify([...truth[i]!].sort()), `the ${KINDS[i]!.kind} snapshot to equal the server's list`);
   }
 
   // the events, replayed from the (empty) start, give the same state, and each one changed something

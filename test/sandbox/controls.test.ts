@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { cm, collectWatch, eventually, failure, raw, sleep, start, withSandbox, within } from './helpers.js';
+import { cm, collectWatch, failure, raw, sleep, start, withSandbox, within } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 test('failNext: the next N requests fail with 500, or with 429 and Retry-After; then service resumes', async () => {
   await withSandbox(async ({ core, sb }) => {
@@ -24,7 +25,7 @@ test('setLatency holds every request until the delay has passed; turning it off 
     sb.clearRequestLog();
     let answered = false;
     const pending = core.createNamespacedConfigMap({ namespace: 'default', body: cm('slow') }).finally(() => (answered = true));
-    await eventually(() => sb.requests.length === 1, 'the request to arrive');
+    await waitFor(() => sb.requests.length === 1, 'the request to arrive');
     // it has arrived but is held: not answered, nothing stored
     assert.equal(sb.requests[0].status, undefined);
     assert.equal(sb.getObject('v1', 'ConfigMap', 'default', 'slow'), undefined);
@@ -77,7 +78,7 @@ test('dropWatches ends every open watch; compactHistory forces 410 on resume', a
     const w2 = collectWatch(kc, '/api/v1/namespaces', { resourceVersion: rv }, () => false);
     await w1.ready;
     await w2.ready;
-    await eventually(() => sb.watchCount() === 2, 'two open watches');
+    await waitFor(() => sb.watchCount() === 2, 'two open watches');
     assert.equal(sb.dropWatches(), 2);
     ended.push(await w1.done, await w2.done);
     assert.equal(sb.watchCount(), 0);

@@ -159,16 +159,6 @@ export function cm(name: string, data: Record<string, string> = {}, labels?: Rec
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until fn returns true; fails after a generous deadline. */
-export async function eventually(fn: () => boolean | Promise<boolean>, what: string, timeoutMs = 20000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await fn()) return;
-    await sleep(25);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** The promise's value, or a failure after a generous deadline (a hang guard: `onTimeout` releases what hangs). */
 export async function within<T>(p: Promise<T>, what: string, onTimeout?: () => void, timeoutMs = 20000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { crd } from '../helpers/crd.js';
 
 /** `kubectl.1.27` ... found beside each `kubectl` on the PATH (and beside what it links to), by version. */
 function findVersions(): Map<string, string> {
@@ -173,29 +174,12 @@ test('kubectl explain on a custom resource shows its CRD schema (newest kubectl 
   const [version, bin] = [...VERSIONS].at(-1)!;
   const sb = await startSandbox({
     seedObjects: [
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'widgets.example.com' },
-        spec: {
-          group: 'example.com',
-          scope: 'Namespaced',
-          names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-          versions: [
-            {
-              name: 'v1',
-              served: true,
-              storage: true,
-              schema: {
-                openAPIV3Schema: {
-                  type: 'object',
-                  properties: { spec: { type: 'object', properties: { size: { type: 'integer', description: 'How big the widget is.' } } } },
-                },
-              },
-            },
-          ],
+      crd('Widget', {
+        schema: {
+          type: 'object',
+          properties: { spec: { type: 'object', properties: { size: { type: 'integer', description: 'How big the widget is.' } } } },
         },
-      },
+      }),
     ],
   });
   const home = mkdtempSync(join(tmpdir(), 'sandbox-kubectl-explain-'));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { parse } from 'yaml';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { eventually } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 function findKubectl(): string | undefined {
   for (const dir of ['/usr/bin', ...(process.env.PATH ?? '').split(delimiter)]) {
@@ -159,7 +159,7 @@ test('kubectl: create, apply, get -o yaml, label, annotate, patch (all types), r
     assert.match(await run(['delete', 'deploy', 'web']), /deleted/);
     assert.match(await fail(['get', 'deploy', 'web']), /NotFound|not found/);
     assert.match(await run(['delete', 'namespace', 'team']), /deleted/);
-    await eventually(async () => (await run(['get', 'ns', '-o', 'name'])).includes('team') === false, 'namespace removal');
+    await waitFor(async () => (await run(['get', 'ns', '-o', 'name'])).includes('team') === false, 'namespace removal');
   });
 });
 
@@ -176,10 +176,10 @@ test('kubectl: get -w streams changes', { skip }, async () => {
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     try {
-      await eventually(() => /first/.test(out), `the initial listing (${out}${err})`, 30000);
-      await eventually(() => sb.watchCount() > 0, 'kubectl to open its watch', 30000);
+      await waitFor(() => /first/.test(out), `the initial listing (${out}${err})`, 30000);
+      await waitFor(() => sb.watchCount() > 0, 'kubectl to open its watch', 30000);
       await run(['create', 'configmap', 'second', '--from-literal=b=2']);
-      await eventually(() => /second/.test(out), `the streamed change (${out}${err})`, 30000);
+      await waitFor(() => /second/.test(out), `the streamed change (${out}${err})`, 30000);
       assert.match(out, /^NAME\s+DATA\s+AGE/);
     } finally {
       child.kill('SIGTERM');
@@ -231,7 +231,7 @@ spec:
     assert.equal(got.status.ready, true);
     assert.equal(got.metadata.generation, 3);
     const waiting = run(['wait', '--for=delete', 'wd/w1', '--timeout=30s']);
-    await eventually(() => sb.watchCount() > 0, 'kubectl wait to watch the object');
+    await waitFor(() => sb.watchCount() > 0, 'kubectl wait to watch the object');
     assert.match(await run(['delete', 'wd', 'w1']), /deleted/);
     assert.match(await waiting, /condition met|deleted/);
     assert.match(await run(['delete', '-f', crd]), /deleted/);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
-import { cm, eventually, failure, withSandbox } from './helpers.js';
+import { cm, failure, withSandbox } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const deployment = (name: string, replicas = 1): k8s.V1Deployment => ({
   apiVersion: 'apps/v1',
@@ -288,7 +289,7 @@ test('garbage collection: dependents go when their owner goes, unless orphaned',
     await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'dep', ownerReferences: [ref] } } });
     await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'free' } } });
     await core.deleteNamespacedConfigMap({ name: 'owner', namespace: 'default' });
-    await eventually(async () => (await core.listNamespacedSecret({ namespace: 'default' })).items.every((s) => s.metadata!.name !== 'dep'), 'the dependent to be collected');
+    await waitFor(async () => (await core.listNamespacedSecret({ namespace: 'default' })).items.every((s) => s.metadata!.name !== 'dep'), 'the dependent to be collected');
     await core.readNamespacedConfigMap({ name: 'free', namespace: 'default' });
 
     const owner2 = await core.createNamespacedConfigMap({ namespace: 'default', body: cm('owner2') });

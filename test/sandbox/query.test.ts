@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { cm, eventually, raw, withSandbox, within } from './helpers.js';
+import { cm, raw, withSandbox, within } from './helpers.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CM_PATH = '/api/v1/namespaces/default/configmaps';
 
@@ -69,7 +70,7 @@ test('sendInitialEvents=false with resourceVersionMatch=NotOlderThan watches fro
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('old') });
     const { events } = await lines(sb, `${CM_PATH}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=0`, (ls) => ls.length >= 1, {
       after: async () => {
-        await eventually(() => sb.watchCount() === 1, 'the watch');
+        await waitFor(() => sb.watchCount() === 1, 'the watch');
         await core.createNamespacedConfigMap({ namespace: 'default', body: cm('new') });
       },
     });

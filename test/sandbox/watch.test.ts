@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { Watch, makeInformer } from '@kubernetes/client-node';
-import { cm, collectWatch, eventually, raw, withSandbox, within } from './helpers.js';
+import { cm, collectWatch, raw, withSandbox, within } from './helpers.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CM_PATH = '/api/v1/namespaces/default/configmaps';
 
@@ -186,7 +187,7 @@ test('watch responses flush their headers at once and stream newline-delimited c
     res.on('data', (c: string) => (buf += c));
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('n1') });
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('n2') });
-    await eventually(() => buf.split('\n').length >= 3, 'two lines');
+    await waitFor(() => buf.split('\n').length >= 3, 'two lines');
     close();
     const lines = buf.split('\n').filter(Boolean);
     for (const line of lines) {
@@ -195,7 +196,7 @@ test('watch responses flush their headers at once and stream newline-delimited c
       assert.ok(!line.includes('\n'));
     }
     assert.ok(buf.endsWith('\n'));
-    await eventually(() => sb.watchCount() === 0, 'the watch to be released when the client goes');
+    await waitFor(() => sb.watchCount() === 0, 'the watch to be released when the client goes');
   });
 });
 
@@ -206,7 +207,7 @@ test('legacy /watch/ paths work too', async () => {
     let buf = '';
     res.setEncoding('utf8');
     res.on('data', (c: string) => (buf += c));
-    await eventually(() => buf.includes('\n'), 'the initial event');
+    await waitFor(() => buf.includes('\n'), 'the initial event');
     close();
     assert.equal(JSON.parse(buf.split('\n')[0]).object.metadata.name, 'old-style');
   });
@@ -223,22 +224,22 @@ test('client-node informer: list+watch, survives dropped watches (re-watch) and 
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('pre') });
     await informer.start();
     try {
-      await eventually(() => seen.includes('add pre'), 'the initial list');
-      await eventually(() => sb.watchCount() === 1, 'the informer watch');
+      await waitFor(() => seen.includes('add pre'), 'the initial list');
+      await waitFor(() => sb.watchCount() === 1, 'the informer watch');
       await core.createNamespacedConfigMap({ namespace: 'default', body: cm('live') });
-      await eventually(() => seen.includes('add live'), 'a live event');
+      await waitFor(() => seen.includes('add live'), 'a live event');
       // the server ends the watch: the informer watches again from its last resourceVersion
       sb.dropWatches();
       await core.patchNamespacedConfigMap({ name: 'live', namespace: 'default', body: [{ op: 'add', path: '/data', value: { a: 'b' } }] });
-      await eventually(() => seen.includes('update live'), 'the update after a dropped watch');
+      await waitFor(() => seen.includes('update live'), 'the update after a dropped watch');
       // history compacted and the watch dropped: the re-watch gets 410 and the informer lists again
-      await eventually(() => sb.watchCount() === 1, 'the informer to watch again');
+      await waitFor(() => sb.watchCount() === 1, 'the informer to watch again');
       sb.compactHistory();
       await core.deleteNamespacedConfigMap({ name: 'pre', namespace: 'default' });
       sb.compactHistory();
       sb.dropWatches();
       await core.createNamespacedConfigMap({ namespace: 'default', body: cm('after-relist') });
-      await eventually(() => seen.includes('add after-relist') && seen.includes('delete pre'), `the relist (${seen.join(', ')})`);
+      await waitFor(() => seen.includes('add after-relist') && seen.includes('delete pre'), `the relist (${seen.join(', ')})`);
     } finally {
       await informer.stop();
     }

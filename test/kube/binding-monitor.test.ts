@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { requestJson } from '../../src/kube/http.js';
 import { RestMapper } from '../../src/kube/mapper.js';
-import { KubeMonitors, labelSelectorString, fieldSelectorString } from '../../src/kube/monitor.js';
+import { KubeMonitors, labelSelectorString, fieldSelectorString } from '../../src/kube/binding-monitor.js';
 import { parseHookConfigSync } from '../../src/hooks/config.js';
 import type { KubernetesBinding } from '../../src/hooks/config-types.js';
 import type { SnapshotItem } from '../../src/hooks/binding-context.js';
@@ -16,6 +16,7 @@ import { loadHooks } from '../../src/hooks/hook.js';
 import { goJsonStringify } from '../../src/util/json.js';
 import { makeTree } from '../helpers/tree.js';
 import { waitFor as until } from '../helpers/wait.js';
+import { crd } from '../helpers/crd.js';
 
 const LABEL = 'hooks/watch.sh pods';
 
@@ -327,17 +328,7 @@ test('start() retries discovery and lists until they succeed, reporting every er
   const started = w.monitor.start();
   await until(() => w.errors.length >= 2, 'discovery errors');
   assert.match(w.errors[0]!, /^hooks\/watch\.sh pods: cannot get GroupVersionResource info for apiVersion 'example\.com\/v1' kind 'Widget'/);
-  await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  });
+  await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, crd('Widget'));
   sandbox.load([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { namespace: 'default', name: 'w1' } }]);
   await started;
   assert.deepEqual(w.ids(), ['default/w1']);

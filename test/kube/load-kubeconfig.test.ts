@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { kubeconfigYaml } from '../../src/sandbox/kubeconfig.js';
-import { loadKubeConfig } from '../../src/kube/kubeconfig.js';
+import { loadKubeConfig } from '../../src/kube/load-kubeconfig.js';
 import { closeConnections } from '../../src/kube/connections.js';
 import { requestJson } from '../../src/kube/http.js';
 import * as k8s from '@kubernetes/client-node';
