@@ -5,9 +5,9 @@
  * install-or-upgrade, uninstall, prune, CRDs, status check). Here: the wiring, one operation per
  * release at a time, and the hand-over of deployed releases to the resources monitor.
  *
- * upgradeInstall skips the work when the checksum of the values and the rendered manifest equals the
- * one stored on the last deployed revision and every object of that revision still exists
- * (LIFECYCLE-STEPS step 5; release-actions/decide.ts).
+ * upgradeInstall skips the work when the digest of the release's inputs (chart files, values, ...)
+ * equals the one stored on the last deployed revision and every object of that revision still exists
+ * (LIFECYCLE-STEPS step 5; release-actions/decide.ts, change-detection.ts).
  */
 import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '../kube/kube-config.js';
@@ -17,13 +17,15 @@ import { loadChart } from './chart.js';
 import { manifestDiff } from './diff.js';
 import { HookRunner } from './hooks.js';
 import { ClusterObjects, manifestObjects, type PlacedObject } from './objects.js';
-import type { Release } from './release-record.js';
+import { isPending, type Release } from './release-record.js';
 import { ReleaseStore } from './release-secrets.js';
 import { ReleaseMonitor, type DriftMode, type DriftReport } from './release-object-monitor.js';
 import { ReleaseRenderer } from './release-render.js';
 import { ownership, placedObjects, type CrdMode, type ReleaseContext, type ReleaseLog } from './release-actions/context.js';
 import { absentObjects } from './release-actions/absent-objects.js';
 import { decideModuleRun } from './release-actions/decide.js';
+import { inputsDigest } from './release-actions/change-detection.js';
+import { CRD_READY_MS, installReleaseCrds } from './release-actions/crds.js';
 import { installOrUpgrade } from './release-actions/install-or-upgrade.js';
 import { uninstallRelease } from './release-actions/uninstall.js';
 import { ReleaseStatusCheck } from './release-actions/status-check.js';
@@ -73,6 +75,8 @@ export interface HelmReleasesOptions {
    * release, as its ModuleEnsureCRDs task does.
    */
   crds?: CrdMode;
+  /** How long a CRD just created or applied is waited for: Established, then its kind served (default 60 s, Helm's). */
+  crdReadyMs?: number;
   /** How long discovered capabilities are reused (default 30 s). */
   capabilitiesTtlMs?: number;
   log?: ReleaseLog;
@@ -153,6 +157,7 @@ export class HelmReleases {
       releaseLabels: options.releaseLabels ?? {},
       applyConcurrency: Math.max(1, options.applyConcurrency ?? 8),
       crdMode: options.crds ?? 'helm',
+      crdReadyMs: options.crdReadyMs ?? CRD_READY_MS,
     };
     this.renderer = new ReleaseRenderer({ kc: options.kc, mapper: options.mapper, extraLabels, capabilitiesTtlMs: options.capabilitiesTtlMs ?? 30_000, log });
   }
@@ -185,12 +190,12 @@ export class HelmReleases {
   }
 
   /**
-   * The manifest the release would get now, rendered as `upgradeInstall` renders it to compare
-   * checksums (for `module render`); nothing is applied or recorded.
+   * The manifest the release would get now, rendered as its next install or upgrade would render it
+   * (`lookup` offline, as `helm template`), for `module render`; nothing is applied or recorded.
    */
   async render(request: ReleaseRequest): Promise<string> {
     const chart = loadChart(request.chartDir, { syntheticName: request.release });
-    return (await this.renderer.probe(chart, request)).manifest;
+    return (await this.renderer.forAction(chart, request, await this.nextAction(request))).manifest;
   }
 
   /**
@@ -199,7 +204,7 @@ export class HelmReleases {
    */
   async diff(request: ReleaseRequest): Promise<string> {
     const chart = loadChart(request.chartDir, { syntheticName: request.release });
-    const rendered = await this.renderer.probe(chart, request);
+    const rendered = await this.renderer.forAction(chart, request, await this.nextAction(request));
     const placed = [];
     for (const o of manifestObjects(rendered.manifests)) placed.push(await this.ctx.objects.placeOrFail(o, request.namespace));
     return manifestDiff(this.ctx.objects, placed);
@@ -249,7 +254,8 @@ export class HelmReleases {
   }
 
   /**
-   * One module run: the decision, then the action it names. The outcome and the release's deployed
+   * One module run: the decision, then the action it names: the CRDs, the render of that action
+   * (`lookup` from the cluster), the install or upgrade. The outcome and the release's deployed
    * revision after it; after an install or upgrade, also the objects it applied.
    */
   private async run(req: ReleaseRequest): Promise<{ outcome: ReleaseOutcome; deployed: Release | undefined; applied?: PlacedObject[] }> {
@@ -260,15 +266,26 @@ export class HelmReleases {
       stepStarted = now;
     };
     const chart = loadChart(req.chartDir, { syntheticName: req.release });
-    const plan = await decideModuleRun(
-      this.ctx,
-      { renderer: this.renderer, step, absent: async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)) },
-      chart,
-      req,
-    );
+    const capabilities = await this.renderer.capabilitiesNow();
+    const plan = await decideModuleRun(this.ctx, { ...req, chart, capabilities }, async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)));
+    step('check-upgrade');
     if (plan.action === 'unchanged') return { outcome: 'unchanged', deployed: plan.deployed };
-    const { record, applied } = await installOrUpgrade(this.ctx, req, plan);
+    const crdsInstalled = await installReleaseCrds(this.ctx, chart, { ...req, moduleCrds: plan.moduleCrds });
+    if (crdsInstalled) {
+      // the render and the digest the revision keeps see the kinds those CRDs added
+      this.renderer.invalidateCapabilities();
+      plan.checksum = inputsDigest({ chart, values: req.values, capabilities: await this.renderer.capabilitiesNow(), moduleCrds: plan.moduleCrds, extraLabels: this.ctx.extraLabels });
+    }
+    const rendered = await this.renderer.forAction(chart, req, { isUpgrade: plan.action === 'upgrade', revision: plan.revision }, this.renderer.newLookup());
+    step('template');
+    const { record, applied } = await installOrUpgrade(this.ctx, req, plan, rendered, crdsInstalled);
     step('upgrade');
     return { outcome: plan.action === 'upgrade' ? 'upgraded' : 'installed', deployed: record, applied };
+  }
+
+  /** How the next install or upgrade would render: an install when there is no revision yet, else revision N+1. */
+  private async nextAction(req: ReleaseRequest): Promise<{ isUpgrade: boolean; revision: number }> {
+    const last = (await this.ctx.store.history(req.release, req.namespace)).filter((r) => !isPending(r.info.status)).at(-1);
+    return { isUpgrade: last !== undefined, revision: (last?.version ?? 0) + 1 };
   }
 }

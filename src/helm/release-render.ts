@@ -38,17 +38,14 @@ export class ReleaseRenderer {
     return new ClusterLookup(this.o.kc, this.o.mapper);
   }
 
-  /** The render behind the checksum: it does not depend on the revision (as the Go operator's dry run, post-rendered too). */
-  async probe(chart: Chart, req: ReleaseRenderInput, lookup?: ClusterLookup): Promise<RenderResult> {
-    const capabilities = await this.getCapabilities();
-    const render = (fn?: LookupFn) => this.postRendered(renderChart(chart, req.values, { ...this.base(req, capabilities), isUpgrade: true, revision: 1, ...(fn ? { lookup: fn } : {}) }));
+  /**
+   * The render of the action that will run, as Helm renders it: `.Release.IsInstall`/`IsUpgrade` and
+   * `.Release.Revision` of that action; `lookup` answered from the cluster when given answers.
+   */
+  async forAction(chart: Chart, req: ReleaseRenderInput, action: { isUpgrade: boolean; revision: number }, lookup?: ClusterLookup): Promise<RenderResult> {
+    const capabilities = await this.capabilitiesNow();
+    const render = (fn?: LookupFn) => this.postRendered(renderChart(chart, req.values, { ...this.base(req, capabilities), ...action, ...(fn ? { lookup: fn } : {}) }));
     return lookup ? renderLooking(lookup, render) : render();
-  }
-
-  /** The render of the action that will run: its revision and whether it is an upgrade. */
-  async forAction(chart: Chart, req: ReleaseRenderInput, lookup: ClusterLookup, action: { isUpgrade: boolean; revision: number }): Promise<RenderResult> {
-    const capabilities = await this.getCapabilities();
-    return this.postRendered(await renderLooking(lookup, (fn) => renderChart(chart, req.values, { ...this.base(req, capabilities), ...action, lookup: fn })));
   }
 
   /** Forgets the discovered capabilities (after CRDs were added, say). */
@@ -60,7 +57,8 @@ export class ReleaseRenderer {
     return { releaseName: req.release, namespace: req.namespace, capabilities, warn: (m: string) => this.o.log.warn(`release ${req.release}: ${m}`) };
   }
 
-  private getCapabilities(): Promise<Capabilities> {
+  /** The cluster's capabilities (discovered at most every `capabilitiesTtlMs`). */
+  capabilitiesNow(): Promise<Capabilities> {
     const now = Date.now();
     if (!this.capabilities || now - this.capabilities.at > this.o.capabilitiesTtlMs) {
       const value = discoverCapabilities(this.o.kc).catch((e: unknown) => {

@@ -1,6 +1,7 @@
 // crds/ the Go operator's way (HelmReleases `crds: 'module'`, what `start` uses): Helm is told
 // SkipCRDs, and the module's crd files are created or updated before its release, as the Go
-// operator's ModuleEnsureCRDs does; doc- and _ files and subcharts' crds/ are left out.
+// operator's ModuleEnsureCRDs does; doc- and _ files are left out; subcharts' crds/ are installed
+// as Helm installs them (created when absent, never changed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -35,7 +36,9 @@ test("crds: 'module': the module's crd files created and updated before the rele
   assert.equal(await helm.upgradeInstall(request({})), 'installed');
   assert.deepEqual((await getObject(kc, crdPath('widgets'))).metadata.labels, { rev: '1', heritage: 'addon-operator' });
   assert.ok(await getObject(kc, crdPath('gadgets')), 'crds/ is walked into its directories');
-  for (const skipped of ['docs', 'skipped', 'ymls', 'subs']) assert.equal(await getObject(kc, crdPath(skipped)), undefined, skipped);
+  for (const skipped of ['docs', 'skipped', 'ymls']) assert.equal(await getObject(kc, crdPath(skipped)), undefined, skipped);
+  // a subchart's crds/ the way Helm installs it (issue 39: the Go operator's SkipCRDs left it out)
+  assert.equal((await getObject(kc, crdPath('subs'))).metadata.labels.rev, '1');
   assert.deepEqual((await getObject(kc, `/apis/example.com/v1/namespaces/${NS}/widgets/w1`)).spec, { size: 1 });
   assert.doesNotMatch(secretPayload((await releaseSecrets(kc, NS, 'widgets'))[0]).release.manifest, /CustomResourceDefinition/);
 

@@ -363,9 +363,11 @@ test('lookup reads the live cluster during install and upgrade: objects, lists, 
   const cm = await getObject(kc, cmPath('looked-up'));
   // integers come as int64, as in client-go's unstructured objects
   assert.deepEqual(cm.data, { password: 's3cret', chained: 'db-pass', missing: '0', namespaces: 'true', port: 'int64 8080' });
-  // a changed answer changes the release on the next run; the same answer leaves it unchanged
+  // "nothing changed" is decided from the inputs (chart, values), not from looked-up answers (issue 39):
+  // a changed answer alone leaves the release unchanged; the next upgrade renders with the new answer
   assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'unchanged');
   await requestJson(kc, 'PATCH', `/api/v1/namespaces/${NS}/secrets/db-pass`, {}, { data: { password: Buffer.from('n3w').toString('base64') } }, 'application/merge-patch+json');
-  assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'upgraded');
+  assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: {} }), 'unchanged');
+  assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: { next: 1 } }), 'upgraded');
   assert.equal((await getObject(kc, cmPath('looked-up'))).data.password, 'n3w');
 });

@@ -32,6 +32,8 @@ export interface ReleaseContext {
   /** Objects of one kind applied at once. */
   applyConcurrency: number;
   crdMode: CrdMode;
+  /** How long a CRD just created or applied is waited for (Established, then served). */
+  crdReadyMs: number;
 }
 
 /** Objects of a release with `helm.sh/resource-policy: keep` are never deleted by it. */

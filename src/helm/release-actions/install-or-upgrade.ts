@@ -1,6 +1,6 @@
 /**
- * The install-or-upgrade action (`helm upgrade --install` once decided that something changed): a
- * new revision recorded pending, the CRDs, the pre hooks, the objects applied kind by kind, the
+ * The install-or-upgrade action (`helm upgrade --install` once decided that something changed and
+ * rendered, the CRDs installed before): a new revision recorded pending, the pre hooks, the objects applied kind by kind, the
  * objects of replaced revisions pruned, the post hooks, then the revision deployed and the one
  * before superseded. A failure records the revision as failed with Helm's description and throws.
  */
@@ -10,35 +10,33 @@ import { goTime, storedChart, storedHook, type Release } from '../release-record
 import type { JsonObject } from '../../util/json.js';
 import type { ReleaseContext } from './context.js';
 import { applyReleaseObjects } from './apply-objects.js';
-import { ensureModuleCrds, installChartCrds } from './crds.js';
 import { CHECKSUM_LABEL } from './change-detection.js';
 import { HelmHookFailure, runHookPhase } from './hook-phase.js';
 import { pruneReplaced } from './prune.js';
-import type { ModuleRunPlan } from './decide.js';
+import type { ReleaseActionPlan } from './decide.js';
 
 export interface InstallOrUpgradeInput {
   release: string;
   namespace: string;
   values: JsonObject;
-  /** Leave the chart's crds/ alone (Helm's `SkipCRDs`). */
-  skipCrds?: boolean;
 }
 
 /** The deployed revision and the objects it applied. */
 export async function installOrUpgrade(
   ctx: ReleaseContext,
   req: InstallOrUpgradeInput,
-  plan: Extract<ModuleRunPlan, { action: 'install' | 'upgrade' }>,
+  plan: ReleaseActionPlan,
+  rendered: RenderResult,
+  crdsInstalled: boolean,
 ): Promise<{ record: Release; applied: PlacedObject[] }> {
   const { release: name, namespace } = req;
-  const { history, previous, deployed, rendered, revision, checksum, moduleCrds } = plan;
+  const { history, previous, deployed, revision, checksum } = plan;
   const record = newRecord(ctx, req, rendered, revision, checksum, deployed ?? previous, previous);
   if (ctx.historyMax > 0) await ctx.store.prune(name, namespace, ctx.historyMax - 1, history);
   await ctx.store.create(record);
   const upgrade = plan.action === 'upgrade';
   let applied: PlacedObject[];
   try {
-    const crdsInstalled = ctx.crdMode === 'module' ? await ensureModuleCrds(ctx, moduleCrds, name) : req.skipCrds ? false : await installChartCrds(ctx, rendered.crds, name);
     await runHookPhase(ctx.hooks, record, upgrade ? 'pre-upgrade' : 'pre-install');
     applied = await applyReleaseObjects(ctx, record, rendered.manifests, crdsInstalled);
     // objects of the replaced revisions that the chart no longer renders

@@ -1,0 +1,91 @@
+// Install is an install, and "nothing changed" is decided from the inputs (issue 39): a chart that
+// generates a password on install (`randAlphaNum` when `.Release.IsInstall`) and looks it up on
+// upgrade (`fail` when an upgrade finds none), as many public charts do; installed, left unchanged
+// over three converges (no new revision, no resourceVersion moved, no write at all), upgraded with
+// the password kept, then unchanged again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { HelmReleases } from '../../src/helm/release-engine.js';
+import { makeTree } from '../helpers/tree.js';
+import { cluster, getObject, releaseSecrets, secretPayload } from './helpers.js';
+
+const NS = 'apps';
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const chartDir = () =>
+  makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: vault\nversion: 0.1.0\n',
+    'values.yaml': 'size: 1\n',
+    'templates/secret.yaml':
+      '{{- $live := lookup "v1" "Secret" .Release.Namespace "vault-pass" }}\n' +
+      '{{- $pass := "" }}\n' +
+      '{{- if $live }}{{ $pass = index $live.data "password" }}\n' +
+      '{{- else if .Release.IsInstall }}{{ $pass = randAlphaNum 20 | b64enc }}\n' +
+      '{{- else }}{{ fail "You must provide your current passwords when upgrading the release" }}{{ end }}\n' +
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault-pass\ndata:\n  password: {{ $pass }}\n',
+    'templates/cm.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vault-info\ndata:\n' +
+      '  install: {{ .Release.IsInstall | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n  revision: {{ .Release.Revision | quote }}\n' +
+      '  size: {{ .Values.size | quote }}\n  token: {{ uuidv4 | quote }}\n',
+  });
+
+test('a chart that makes a password on install and reads it back on upgrade: installed, unchanged over three converges, upgraded with the same password', async (t) => {
+  const { sandbox, kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper, monitor: {} });
+  t.after(() => helm.stop());
+  const dir = chartDir();
+  const req = (size: number) => ({ release: 'vault', namespace: NS, chartDir: dir, values: { size } });
+  const secretPath = `/api/v1/namespaces/${NS}/secrets/vault-pass`;
+  const cmPath = `/api/v1/namespaces/${NS}/configmaps/vault-info`;
+
+  // before the install, render shows what the install will render
+  assert.match(await helm.render(req(1)), /install: "true"\n {2}upgrade: "false"\n {2}revision: "1"/);
+  assert.equal(await helm.upgradeInstall(req(1)), 'installed');
+  const password = (await getObject(kc, secretPath)).data.password as string;
+  assert.equal(Buffer.from(password, 'base64').toString().length, 20);
+  assert.deepEqual(
+    (({ install, upgrade, revision }) => ({ install, upgrade, revision }))((await getObject(kc, cmPath)).data),
+    { install: 'true', upgrade: 'false', revision: '1' },
+  );
+
+  const versions = async () => [(await getObject(kc, secretPath)).metadata.resourceVersion, (await getObject(kc, cmPath)).metadata.resourceVersion];
+  const before = await versions();
+  sandbox.clearRequestLog();
+  for (let i = 0; i < 3; i++) assert.equal(await helm.upgradeInstall(req(1)), 'unchanged', `converge ${i + 1}`);
+  assert.deepEqual(sandbox.requests.filter((r) => WRITES.has(r.method)).map((r) => `${r.method} ${r.path}`), []);
+  assert.deepEqual(await versions(), before, 'no object was written');
+  assert.equal((await releaseSecrets(kc, NS, 'vault')).length, 1, 'no new revision');
+
+  // an input changed: one upgrade, the password looked up and kept, the upgrade's flags and revision
+  assert.equal(await helm.upgradeInstall(req(2)), 'upgraded');
+  assert.equal((await getObject(kc, secretPath)).data.password, password);
+  assert.deepEqual(
+    (({ install, upgrade, revision, size }) => ({ install, upgrade, revision, size }))((await getObject(kc, cmPath)).data),
+    { install: 'false', upgrade: 'true', revision: '2', size: '2' },
+  );
+  const records = await releaseSecrets(kc, NS, 'vault');
+  assert.deepEqual(records.map((s) => secretPayload(s).release.info.status).sort(), ['deployed', 'superseded']);
+  const after = await versions();
+  for (let i = 0; i < 3; i++) assert.equal(await helm.upgradeInstall(req(2)), 'unchanged', `converge ${i + 1} after the upgrade`);
+  assert.deepEqual(await versions(), after);
+  assert.equal((await releaseSecrets(kc, NS, 'vault')).length, 2);
+});
+
+test('a chart file changed with the values unchanged is upgraded once, then unchanged', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const dir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: plain\nversion: 0.1.0\n',
+    'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  a: "1"\n',
+    'charts/sub/Chart.yaml': 'apiVersion: v2\nname: sub\nversion: 0.1.0\n',
+    'charts/sub/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub\ndata:\n  b: "1"\n',
+  });
+  const req = { release: 'plain', namespace: NS, chartDir: dir, values: {} };
+  assert.equal(await helm.upgradeInstall(req), 'installed');
+  assert.equal(await helm.upgradeInstall(req), 'unchanged');
+  writeFileSync(`${dir}/charts/sub/templates/cm.yaml`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub\ndata:\n  b: "2"\n');
+  assert.equal(await helm.upgradeInstall(req), 'upgraded');
+  assert.equal((await getObject(kc, `/api/v1/namespaces/${NS}/configmaps/sub`)).data.b, '2');
+  assert.equal(await helm.upgradeInstall(req), 'unchanged');
+});
