@@ -8,7 +8,9 @@
 //   the median time of one;
 // - drift: a managed field edited with another field manager, time until the resources monitor has
 //   applied it back (median of the rounds);
-// - absent: an object deleted, time until the engine has it back (the monitor's event → a run).
+// - absent: an object deleted, time until the engine has it back (the monitor's event → a run);
+// - fleet no-change: the charts of bench/fleet (`--fleet` modules, 30 objects each) installed, then one
+//   run of each with nothing changed: write requests, and those to release records (target 0 and 0).
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,10 @@ import { loadChart } from '../src/helm/chart.js';
 import { renderChart } from '../src/helm/render.js';
 import { defaultCapabilities } from '../src/helm/capabilities.js';
 import { ClusterObjects, manifestObjects, type PlacedObject } from '../src/helm/objects.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import { parseYaml } from '../src/util/yaml.js';
+import type { JsonObject } from '../src/util/json.js';
+import { generateFleet } from './fleet/generate.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, def: number): number => {
@@ -31,6 +37,7 @@ const arg = (name: string, def: number): number => {
 const OBJECTS = arg('--objects', 60);
 const ROUNDS = arg('--rounds', 5);
 const NOOP = arg('--noop', 100);
+const FLEET = arg('--fleet', 100);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const median = (xs: number[]) => {
@@ -179,6 +186,29 @@ async function main(): Promise<void> {
     absent.push(performance.now() - t);
   }
 
+  // the fleet's charts: installed, then one no-change run each
+  const fleet = generateFleet(mkdtempSync(join(tmpdir(), 'bench-helm-fleet-')), { modules: FLEET });
+  await ns(fleet.shape.namespace);
+  const globalValues = (parseYaml(readFileSync(join(fleet.modulesDir, 'values.yaml'), 'utf8'), 'values.yaml') as JsonObject).global as JsonObject;
+  const fleetReqs = readdirSync(fleet.modulesDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => {
+      const chartDir = join(fleet.modulesDir, d.name);
+      const own = parseYaml(readFileSync(join(chartDir, 'values.yaml'), 'utf8'), 'values.yaml') as Record<string, JsonObject>;
+      // what the module's beforeHelm hook sets
+      for (const section of Object.values(own)) section.internal = { replicas: 1, image: 'registry.example.com/fleet/app:v1' };
+      return { release: d.name.replace(/^\d+-/, ''), namespace: fleet.shape.namespace, chartDir, values: { global: globalValues, ...own } };
+    });
+  for (const r of fleetReqs) if ((await helm.upgradeInstall(r)) !== 'installed') throw new Error(`fleet install of ${r.release}`);
+  for (const r of fleetReqs) for (let i = 0; i < 200 && helm.watched()[r.release] === undefined; i++) await new Promise((res) => setTimeout(res, 25));
+  await new Promise((r) => setTimeout(r, 300));
+  sandbox.clearRequestLog();
+  const fleetStart = performance.now();
+  for (const r of fleetReqs) if ((await helm.upgradeInstall(r)) !== 'unchanged') throw new Error(`fleet no-change run of ${r.release}`);
+  const fleetMs = performance.now() - fleetStart;
+  const fleetWrites = sandbox.requests.filter((e) => WRITES.has(e.method));
+  const recordWrites = fleetWrites.filter((e) => /\/secrets\/?sh\.helm\.release|\/secrets$/.test(e.path)).length;
+
   await helm.stop();
   await sandbox.stop();
   const ratio = median(install) / median(baseline);
@@ -187,6 +217,7 @@ async function main(): Promise<void> {
   console.log(`  rounds                engine ${install.map((x) => x.toFixed(0)).join(' ')} ms; direct ${baseline.map((x) => x.toFixed(0)).join(' ')} ms`);
   console.log(`no-change runs          ${writes} write requests (target 0), ${reads} reads in all, median ${ms(median(noop))} a run`);
   console.log(`drift restored          median ${ms(median(drift))} after the edit (${drift.map((x) => x.toFixed(0)).join(' ')} ms)`);
+  console.log(`fleet no-change         ${fleetReqs.length} modules: ${fleetWrites.length} object writes (target 0), ${recordWrites} release record writes (target 0), ${ms(fleetMs)} for the pass`);
   console.log(`absent restored         median ${ms(median(absent))} after the delete, burst window 200 ms included (${absent.map((x) => x.toFixed(0)).join(' ')} ms)`);
 }
 

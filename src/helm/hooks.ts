@@ -4,7 +4,7 @@
  * `before-hook-creation` (the default policy, written into the hook as Helm does), created (a POST:
  * an object that still exists is an error, as in Helm), and, for Jobs and Pods, watched until the Job
  * is Complete or Failed and the Pod Succeeded or Failed, up to the timeout (pkg/kube's
- * watchUntilReady). Each hook's last run (started, completed, phase) is kept in the release record,
+ * watchUntilReady), the state seen last logged every 30 s (`waiting for hook Job X: 0/1 succeeded, ...`). Each hook's last run (started, completed, phase) is kept in the release record,
  * which is stored when a hook starts. A failed hook is deleted by `hook-failed`, the ones that
  * succeeded before it by `hook-succeeded`; when all succeed, `hook-succeeded` deletes them, last first.
  * CustomResourceDefinitions are never deleted. Test hooks are never run here. Hooks are created as
@@ -31,6 +31,8 @@ export interface HookRunnerOptions {
   record: (release: Release) => Promise<void>;
   log: { info(message: string): void; warn(message: string): void };
   now: () => Date;
+  /** How often a Job or Pod still waited for is logged (default 30 s). */
+  progressMs?: number;
 }
 
 /** An error of a hook: `message` is Helm's text (the release's description carries it). */
@@ -82,7 +84,7 @@ export class HookRunner {
         h.last_run.phase = 'Failed';
         throw new HookError(`warning: Hook ${event} ${h.path} failed: ${multiError(createErrors)}`);
       }
-      const waitErrors = (await Promise.all(placed.map((p) => this.untilReady(p)))).filter((e): e is string => e !== undefined);
+      const waitErrors = (await Promise.all(placed.map((p) => this.untilReady(p, release.name)))).filter((e): e is string => e !== undefined);
       h.last_run.completed_at = goTime(this.o.now());
       if (waitErrors.length) {
         h.last_run.phase = 'Failed';
@@ -147,13 +149,23 @@ export class HookRunner {
     }
   }
 
-  /** Helm's watchUntilReady: Jobs until Complete/Failed, Pods until Succeeded/Failed, others at once. */
-  private untilReady(p: PlacedObject): Promise<string | undefined> {
-    if (p.info.kind !== 'Job' && p.info.kind !== 'Pod') return Promise.resolve(undefined);
-    return this.watch(p, (type, obj) => {
-      if (type === 'gone') return { done: true }; // Helm: a Deleted event ends the wait without an error
-      return p.info.kind === 'Job' ? jobState(obj!, p.name) : podState(obj!, p.name);
-    });
+  /**
+   * Helm's watchUntilReady: Jobs until Complete/Failed, Pods until Succeeded/Failed, others at once;
+   * while waiting, the state seen last is logged every `progressMs`.
+   */
+  private async untilReady(p: PlacedObject, release: string): Promise<string | undefined> {
+    if (p.info.kind !== 'Job' && p.info.kind !== 'Pod') return undefined;
+    let seen: KubeObject | undefined;
+    const progress = setInterval(() => this.o.log.info(`release ${release}: waiting for hook ${p.info.kind} ${p.name}: ${progressText(p.info.kind, seen)}`), this.o.progressMs ?? 30_000);
+    try {
+      return await this.watch(p, (type, obj) => {
+        if (type === 'gone') return { done: true }; // Helm: a Deleted event ends the wait without an error
+        seen = obj;
+        return p.info.kind === 'Job' ? jobState(obj!, p.name) : podState(obj!, p.name);
+      });
+    } finally {
+      clearInterval(progress);
+    }
   }
 
   /**
@@ -200,6 +212,15 @@ interface Condition {
   type?: string;
   status?: string;
   reason?: string;
+}
+
+/** What a Job (`0/1 succeeded, 1 active, 0 failed`) or a Pod (`phase Pending`) shows so far. */
+function progressText(kind: string, obj: KubeObject | undefined): string {
+  if (!obj) return 'not seen yet';
+  if (kind === 'Pod') return `phase ${(obj.status as { phase?: string } | undefined)?.phase ?? 'unknown'}`;
+  const status = (obj.status ?? {}) as { succeeded?: number; active?: number; failed?: number };
+  const completions = (obj.spec as { completions?: number } | undefined)?.completions ?? 1;
+  return `${status.succeeded ?? 0}/${completions} succeeded, ${status.active ?? 0} active, ${status.failed ?? 0} failed`;
 }
 
 /** pkg/kube's waitForJob. */

@@ -68,6 +68,8 @@ export interface HelmReleasesOptions {
   applyConcurrency?: number;
   /** How long a Helm hook's Job or Pod, or its deletion, is waited for (`--helm-timeout`, default 20 min). */
   hookTimeoutMs?: number;
+  /** How often a hook Job or Pod still waited for is logged (`waiting for hook Job X: 0/1 succeeded, ...`; default 30 s). */
+  hookProgressMs?: number;
   /**
    * crds/ as Helm treats it (`helm`, the default: created when absent, never changed, `skipCrds`
    * honoured), or as the Go operator does (`module`): Helm is told SkipCRDs, and the module's
@@ -146,6 +148,7 @@ export class HelmReleases {
         mapper: options.mapper,
         objects,
         timeoutMs: options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
+        ...(options.hookProgressMs !== undefined ? { progressMs: options.hookProgressMs } : {}),
         record: (r) => store.update(r),
         log,
         now,
