@@ -7,6 +7,7 @@ import type { JsonObject } from '../../src/util/json.js';
 import type { HelmPort } from '../../src/operator/ports.js';
 import { parseYaml } from '../../src/util/yaml.js';
 import { makeTree } from '../helpers/tree.js';
+import { crd } from '../helpers/crd.js';
 import { cluster, releaseSecrets, secretPayload, getObject, setReleaseStatus } from './helpers.js';
 
 const NS = 'apps';
@@ -232,13 +233,9 @@ test("releaseLabels label each new revision's Secret beside moduleChecksum, merg
 test('a custom resource waits for the CRD installed before it by the same release', async (t) => {
   const { kc, mapper } = await cluster(t, [NS]);
   const helm = new HelmReleases({ kc, mapper });
-  const crd =
-    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n' +
-    '  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}\n' +
-    '  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n';
   const chartDir = makeTree({
     'Chart.yaml': 'name: widgets\nversion: 0.1.0\n',
-    'templates/crd.yaml': crd,
+    'templates/crd.yaml': JSON.stringify(crd('Widget')),
     'templates/widget.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  size: 3\n',
   });
   assert.equal(await helm.upgradeInstall({ release: 'widgets', namespace: NS, chartDir, values: {} }), 'installed');

@@ -1,6 +1,7 @@
 /**
  * Test fixture: a CustomResourceDefinition as plain JSON, as the API server takes it. `crd('Widget')`
- * is widgets.example.com, the custom resource the client, monitor, patcher and API server tests create:
+ * is widgets.example.com, the custom resource the tests of the client, the monitors, the patcher, the
+ * release engine and kubectl against the API server create:
  * every version served, the first one stored, a status subresource, and a schema that keeps unknown
  * fields unless one is given.
  */
@@ -14,6 +15,8 @@ export interface CrdOptions {
   shortNames?: string[];
   /** The openAPIV3Schema of every version (default: an object keeping unknown fields). */
   schema?: JsonObject;
+  /** additionalPrinterColumns of every version. */
+  printerColumns?: { name: string; type: string; jsonPath: string }[];
 }
 
 export function crd(kind: string, opts: CrdOptions = {}) {
@@ -33,6 +36,7 @@ export function crd(kind: string, opts: CrdOptions = {}) {
         served: true,
         storage: i === 0,
         subresources: { status: {} },
+        ...(opts.printerColumns ? { additionalPrinterColumns: opts.printerColumns } : {}),
         schema: { openAPIV3Schema: opts.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
       })),
     },

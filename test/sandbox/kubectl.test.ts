@@ -8,6 +8,7 @@ import { delimiter, join } from 'node:path';
 import { parse } from 'yaml';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { waitFor } from '../helpers/wait.js';
+import { crd as widgetCrd } from '../helpers/crd.js';
 
 function findKubectl(): string | undefined {
   for (const dir of ['/usr/bin', ...(process.env.PATH ?? '').split(delimiter)]) {
@@ -190,29 +191,7 @@ test('kubectl: get -w streams changes', { skip }, async () => {
 
 test('kubectl: CRD, then custom resources; kubectl wait', { skip }, async () => {
   await withKubectl(async ({ run, fail, file, sb }) => {
-    const crd = file(
-      'crd.yaml',
-      `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    additionalPrinterColumns:
-    - {name: Size, type: integer, jsonPath: .spec.size}
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-`,
-    );
+    const crd = file('crd.json', JSON.stringify(widgetCrd('Widget', { shortNames: ['wd'], printerColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] })));
     assert.match(await run(['apply', '-f', crd]), /created/);
     assert.match(await run(['wait', '--for', 'condition=established', 'crd/widgets.example.com', '--timeout=30s']), /condition met/);
     assert.match(await run(['api-resources', '--api-group=example.com']), /widgets\s+wd\s+example.com\/v1\s+true\s+Widget/);
