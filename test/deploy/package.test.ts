@@ -72,7 +72,8 @@ void test('the bin and `npm start` run node with the same environment and V8 fla
   assert.equal(readFileSync(join(root, 'dist/cli/main.js'), 'utf8').split('\n')[0], shebang, 'the built bin keeps the shebang');
   assert.ok(statSync(join(root, 'dist/cli/main.js')).mode & 0o100, 'the built bin is executable');
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
-  assert.ok(start.includes(`&& ${SHIPPED_ENV} node ${SHIPPED_NODE_FLAGS.join(' ')} dist/cli/main.js start`), `npm start sets the environment and passes the flags: ${start}`);
+  // `exec`: node replaces npm's shell, so a signal to npm reaches it (test/deploy/npm-start.test.ts)
+  assert.ok(start.includes(`&& ${SHIPPED_ENV} exec node ${SHIPPED_NODE_FLAGS.join(' ')} dist/cli/main.js start`), `npm start sets the environment and passes the flags: ${start}`);
 });
 
 void test('npm pack makes a package that installs without a C compiler and runs with npx in an empty directory', { timeout: 600_000 }, async () => {
