@@ -6,6 +6,7 @@ import { registerSandboxCommand } from './sandbox.js';
 import { registerStart } from './start.js';
 import { registerDebugCommands } from './debug.js';
 import { registerHelm } from './helm-command.js';
+import { nearestName } from './nearest-name.js';
 import { UserError } from '../util/errors.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -13,6 +14,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 export function buildProgram(): Command {
   const program = new Command('addon-operator')
     .description('Manages cluster add-ons as modules: a Helm chart, hooks and layered, validated values.')
+    .version(`addon-operator ${pkg.version}`, '--version', 'print the version')
     .showHelpAfterError()
     .configureOutput({ outputError: (str, write) => write(str) });
 
@@ -30,8 +32,19 @@ export function buildProgram(): Command {
   registerJq(program);
   registerDebugCommands(program);
 
-  // a stray argument (or an unknown command, which reaches the default command `start` as one) is
-  // an error that names it and lists the commands
+  const commands = program.commands.map((c) => c.name());
+  const unknownCommand = (word: string): UserError => {
+    const near = nearestName(word, commands);
+    return new UserError(`unknown command ${JSON.stringify(word)}${near ? `; did you mean "${near}"?` : ''} (commands: ${commands.join(', ')})`);
+  };
+  // an unknown command reaches the default command `start` as its first argument, before start's
+  // options are parsed (which would blame the first option after it, e.g. `rendr --values`)
+  program.hook('preSubcommand', (root, sub) => {
+    const first = root.args[0];
+    if (sub === start && first !== undefined && first !== 'start' && !first.startsWith('-')) throw unknownCommand(first);
+  });
+  // a stray argument (or an unknown command after an option of `start`) is an error that names it
+  // and lists the commands
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const c of all(program)) c.allowExcessArguments(true);
   program.hook('preAction', (_root, action) => {
@@ -39,13 +52,10 @@ export function buildProgram(): Command {
     if (declared.at(-1)?.variadic) return;
     const stray = action.args.slice(declared.length);
     if (stray.length === 0) return;
-    const commands = program.commands.map((c) => c.name()).join(', ');
     const explicit = action !== start || process.argv.slice(2).includes('start');
-    throw new UserError(
-      explicit
-        ? `unexpected argument ${JSON.stringify(stray[0])} for "${commandPath(action)}" (commands: ${commands})`
-        : `unknown command ${JSON.stringify(stray[0])} (commands: ${commands})`,
-    );
+    throw explicit
+      ? new UserError(`unexpected argument ${JSON.stringify(stray[0])} for "${commandPath(action)}" (commands: ${commands.join(', ')})`)
+      : unknownCommand(stray[0]!);
   });
 
   return program;
