@@ -4,21 +4,34 @@
  */
 import { request } from 'node:http';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { UserError } from '../util/errors.js';
 import { parseGoDuration } from '../util/duration.js';
 import { fromEnv } from './env.js';
 
 export const DEFAULT_DEBUG_SOCKET = '/var/run/addon-operator/debug.socket';
-const SOCKET_HELP = `the operator's debug socket (env DEBUG_UNIX_SOCKET, default ${DEFAULT_DEBUG_SOCKET})`;
+/** Where `start --sandbox` (the quick start) opens its socket: .sandbox/ of the directory it runs in. */
+export const SANDBOX_DEBUG_SOCKET = join('.sandbox', 'debug.socket');
+const SOCKET_HELP = `the operator's debug socket (env DEBUG_UNIX_SOCKET, default ${DEFAULT_DEBUG_SOCKET}; when that does not exist, a sandbox operator's ${SANDBOX_DEBUG_SOCKET} in this directory)`;
 
 interface SocketOpts {
   debugUnixSocket?: string;
 }
 
+/**
+ * The flag, the environment, or the default socket; without any of them, the socket of the sandbox
+ * operator started from this directory (`npm start`, `start --sandbox`), so that the quick start's
+ * operator needs no flag.
+ */
+export function debugSocketPath(flag: string | undefined): string {
+  const given = flag ?? fromEnv(['DEBUG_UNIX_SOCKET'], '');
+  if (given) return given;
+  return !existsSync(DEFAULT_DEBUG_SOCKET) && existsSync(SANDBOX_DEBUG_SOCKET) ? SANDBOX_DEBUG_SOCKET : DEFAULT_DEBUG_SOCKET;
+}
+
 function socketPath(cmd: Command): string {
-  const opts = cmd.optsWithGlobals<SocketOpts>();
-  return opts.debugUnixSocket ?? fromEnv(['DEBUG_UNIX_SOCKET'], DEFAULT_DEBUG_SOCKET);
+  return debugSocketPath(cmd.optsWithGlobals<SocketOpts>().debugUnixSocket);
 }
 
 /** One request over the socket; a missing or refusing socket is one clear line. */

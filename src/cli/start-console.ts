@@ -4,7 +4,8 @@
  * with its outcome and duration, each converge, warnings and errors), then, once the first converge is
  * done, a block of things to try: kubectl commands, the status page, metrics and two debug commands.
  */
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { debugSocketPath } from './debug.js';
 
 export interface ReadyInfo {
   /** The kubeconfig of the commands shown (absent: kubectl's own). */
@@ -66,7 +67,8 @@ export class ConsoleProgress {
     const kubectl = `kubectl${info.kubeconfig ? ` --kubeconfig ${shellQuote(info.kubeconfig)}` : ''} -n ${shellQuote(info.namespace)}`;
     const script = process.argv[1] ? relative(process.cwd(), process.argv[1]) || process.argv[1] : 'addon-operator';
     const cli = `node ${shellQuote(script)}`;
-    const socket = `--debug-unix-socket ${shellQuote(info.debugSocket)}`;
+    // no flag when the debug commands find this socket by themselves (the default, or the sandbox's here)
+    const socket = resolve(debugSocketPath(undefined)) === resolve(info.debugSocket) ? '' : ` --debug-unix-socket ${shellQuote(info.debugSocket)}`;
     this.write(
       [
         '',
@@ -77,8 +79,8 @@ export class ConsoleProgress {
         `  Status page (modules, queues, hook runs, live): ${url}/`,
         `  Metrics:                                        ${url}/metrics`,
         '  Ask the running operator:',
-        `    ${cli} module list -o text ${socket}`,
-        `    ${cli} queue list ${socket}`,
+        `    ${cli} module list -o text${socket}`,
+        `    ${cli} queue list${socket}`,
         `  Full log: ${info.logFile}`,
         'Ctrl-C stops the operator.',
         '',

@@ -89,7 +89,8 @@ async function startOperator(play: Play): Promise<Operator> {
   const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const command = script.replace(/^bash scripts\/check-tools\.sh && /, '');
   // the environment it sets (glibc's malloc settings), then node with its flags
-  const [, env, node] = /^((?:[A-Z_]+=\S+ )*)(node (?:--\S+ )*dist\/cli\/main\.js start --sandbox .*)$/.exec(command) ?? [];
+  // (`exec`: node replaces npm's shell, so a signal to npm's pid reaches it)
+  const [, env, node] = /^((?:[A-Z_]+=\S+ )*)(?:exec )?(node (?:--\S+ )*dist\/cli\/main\.js start --sandbox .*)$/.exec(command) ?? [];
   assert.ok(node !== undefined, `npm start runs the operator from dist/ with --sandbox: ${command}`);
   const port = await freePort();
   const child = spawn('bash', ['-c', `${env}exec ${node} --listen-port ${port}`], { cwd: play.dir, env: play.env, stdio: ['ignore', 'pipe', 'pipe'] });
