@@ -144,21 +144,35 @@ const PARSE_OPTIONS = {
 /** Where a piece of text came from, for error messages ("modules/values.yaml", "ConfigMap key 'global'"). */
 export type SourceName = string;
 
-function yamlError(source: SourceName, doc: Document.Parsed): UserError | undefined {
+function yamlError(source: SourceName, doc: Document.Parsed, text: string): UserError | undefined {
   const err = doc.errors[0];
   if (!err) return undefined;
   const pos = err.linePos?.[0];
   const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
   // the parser runs out of stack on collections nested a few hundred deep: say so, not how
-  const firstLine = /Maximum call stack size exceeded/.test(err.message) ? 'collections nested too deeply' : err.message.split('\n')[0];
-  return new UserError(`invalid YAML in ${where}: ${firstLine}`);
+  if (/Maximum call stack size exceeded/.test(err.message)) return new UserError(`invalid YAML in ${where}: collections nested too deeply`);
+  // the library's first line ends "at line L, column C:" before its own frame: the position is in `where`
+  const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:$/, '');
+  return new UserError(`invalid YAML in ${where}: ${message}${pos ? `\n${codeFrame(text, pos.line, pos.col)}` : ''}`);
+}
+
+/** The line `line` of `text` (and the one before it) numbered, with a caret under column `col`. */
+export function codeFrame(text: string, line: number, col: number): string {
+  const lines = text.split(/\r?\n/);
+  const width = String(line).length;
+  const out: string[] = [];
+  for (let n = Math.max(1, line - 1); n <= line; n++) out.push(`  ${String(n).padStart(width)} | ${lines[n - 1] ?? ''}`.trimEnd());
+  // tabs kept so that the caret lines up under a tab-indented line
+  const indent = (lines[line - 1] ?? '').slice(0, col - 1).replace(/[^\t]/g, ' ');
+  out.push(`  ${' '.repeat(width)} | ${indent}^`);
+  return out.join('\n');
 }
 
 /** How many alias expansions a document may make (the yaml library's resource-exhaustion guard). */
 const MAX_ALIAS_COUNT = 1000;
 
-function docToData(doc: Document.Parsed, source: SourceName): unknown {
-  const err = yamlError(source, doc);
+function docToData(doc: Document.Parsed, source: SourceName, text: string): unknown {
+  const err = yamlError(source, doc, text);
   if (err) throw err;
   let raw: unknown;
   try {
@@ -199,9 +213,9 @@ export function parseYamlFully(text: string, source: SourceName, options: ParseY
   if (options.firstDocument) {
     const docs = parseAllDocuments(text, opts);
     const first = Array.isArray(docs) ? docs[0] : undefined;
-    return first ? docToData(first, source) : null;
+    return first ? docToData(first, source, text) : null;
   }
-  return docToData(parseDocument(text, opts), source);
+  return docToData(parseDocument(text, opts), source, text);
 }
 
 /** Parses a multi-document stream; empty documents are dropped. */
@@ -217,7 +231,7 @@ export function parseYamlDocuments(text: string, source: SourceName): unknown[] 
   }
   const out: unknown[] = [];
   for (const doc of docs) {
-    const data = docToData(doc, source);
+    const data = docToData(doc, source, text);
     if (data !== null && data !== undefined) out.push(data);
   }
   return out;

@@ -78,6 +78,22 @@ test('YAML errors and values JSON cannot hold name the source and position', () 
   assert.equal(lineOfPath('a: 1\nb:\n  c: 2\n', ['b', 'c']), 3);
 });
 
+test('a YAML error ends on the line it points at and a caret under the column, not on a dangling colon', () => {
+  const text = 'replicas: 2\nimage:\n  tag: 1.2\n  name: "web\n';
+  const message = (() => {
+    try {
+      parseYamlDocuments(text, '/m/001-web/values.yaml');
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'no error';
+  })();
+  assert.equal(message, 'invalid YAML in /m/001-web/values.yaml:5:1: Missing closing "quote\n  4 |   name: "web\n  5 |\n    | ^');
+  // the caret under the column the parser names, tabs kept so that it lines up
+  assert.throws(() => parseYaml('a: b: c\n', 'x.yaml'), { message: 'invalid YAML in x.yaml:1:4: Nested mappings are not allowed in compact mappings\n  1 | a: b: c\n    |    ^' });
+  assert.throws(() => parseYaml('a:\n\t- 1\n', 't.yaml'), { message: 'invalid YAML in t.yaml:2:1: Tabs are not allowed as indentation\n  1 | a:\n  2 | \t- 1\n    | ^' });
+});
+
 test('duplicateKeys: "last" reads a repeated key as sigs.k8s.io/yaml does (the later wins); the default refuses it', () => {
   const text = 'a: 1\nb: {x: 1}\na: 2\nb: {z: 3}\n';
   assert.deepEqual(parseYaml(text, 'schema.yaml', { duplicateKeys: 'last' }), { a: 2, b: { z: 3 } });
