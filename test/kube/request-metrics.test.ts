@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { recordRequests, urlTemplate, type RequestLatency, type RequestResult } from '../../src/kube/request-metrics.js';
 import { cloneClient, requestJson } from '../../src/kube/http.js';
 import { cluster } from '../helm/helpers.js';
+import { OperatorMetrics } from '../../src/metrics/operator-metrics.js';
 
 test("URL templates as client-go's finalURLTemplate makes them", () => {
   const t = (u: string) => urlTemplate(new URL(u));
@@ -39,4 +40,31 @@ test('every request is recorded with its client: latency by URL template, result
     { component: 'main', code: '200', method: 'GET', host },
     { component: 'object_patcher', code: '404', method: 'GET', host },
   ]);
+});
+
+test('objects by the hundred make no new request latency series: the url label is the template, not the object', async (t) => {
+  const { kc } = await cluster(t, ['a', 'b']);
+  const metrics = new OperatorMetrics();
+  recordRequests({ latency: (r) => metrics.kubeRequestLatency(r), result: (r) => metrics.kubeRequestResult(r) });
+  t.after(() => {
+    recordRequests(undefined);
+    metrics.stop();
+  });
+  const series = async () => (await metrics.render()).split('\n').filter((l) => l.startsWith('addon_operator_kubernetes_client_request_latency_seconds_count{'));
+  // what a module does with each of its objects: create, read, patch, list by label, delete
+  const objectWork = async (ns: string, name: string) => {
+    await requestJson(kc, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: name } } });
+    await requestJson(kc, 'GET', `/api/v1/namespaces/${ns}/configmaps/${name}`);
+    await requestJson(kc, 'PATCH', `/api/v1/namespaces/${ns}/configmaps/${name}`, { fieldManager: `m-${name}`, force: 'true' }, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }, 'application/apply-patch+yaml');
+    await requestJson(kc, 'GET', `/api/v1/namespaces/${ns}/configmaps`, { labelSelector: `app=${name}` });
+    await requestJson(kc, 'DELETE', `/api/v1/namespaces/${ns}/configmaps/${name}`);
+  };
+  await objectWork('a', 'first');
+  const one = await series();
+  assert.equal(one.length, 5, one.join('\n'));
+  for (let i = 0; i < 100; i++) await objectWork(i % 2 ? 'a' : 'b', `object-${i}`);
+  const many = await series();
+  assert.deepEqual(many.map((l) => l.replace(/ \d+$/, '')), one.map((l) => l.replace(/ \d+$/, '')), 'the same series');
+  assert.ok(many.every((l) => l.endsWith(' 101')), many.join('\n'));
+  assert.doesNotMatch(many.join('\n'), /object-|first/);
 });
