@@ -7,7 +7,7 @@
  * Ctrl-C (SIGINT to npm's process group) ends it cleanly (the operator lets running hooks finish), and a second `npm start` in the same clone
  * starts again. `npm start -- --listen-port 0`: the only change to the README's command, so that the
  * test never meets another process on port 9650.
- * Slow (npm ci builds the tree): it reuses the npm cache with --prefer-offline. Needs kubectl.
+ * `npm ci` prints no warning. Slow (npm ci builds the tree): it reuses the npm cache with --prefer-offline. Needs kubectl.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,6 +68,8 @@ test('quick start from a fresh clone: npm ci, npm start, kubectl, a ConfigMap ed
   const started = Date.now();
   const ci = spawnSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', timeout: 10 * 60_000 });
   assert.equal(ci.status, 0, `npm ci: ${ci.stdout}\n${ci.stderr}`);
+  // a clean install: no warning (esbuild's install script is approved in package.json's allowScripts)
+  assert.doesNotMatch(ci.stderr, /npm warn/i, `npm ci warns: ${ci.stderr}`);
   console.log(`# npm ci took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
   const op = npmStart(dir);
