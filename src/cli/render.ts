@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from '../util/errors.js';
+import { UserError, UserErrors } from '../util/errors.js';
 import { readConfigFile, type ConfigData } from '../config/configmap.js';
 import { isValidValuesKey } from '../modules/names.js';
 import { splitPathList } from '../modules/discovery.js';
@@ -46,6 +46,7 @@ async function computeState(opts: RenderOptions, only: string[], warn: (m: strin
     modules: config.modules,
     sourceOf: (key) => ({ kind: 'configmap', key, origin: opts.config }),
     // as at start-up: no module is enabled yet, so only sections the config itself enables are checked
+    // here; the others once the enabled modules are known (below)
     checkModule: (key) => config.modules.get(key)?.enabled?.value === true,
   });
   for (const key of unknownModules) warn(`config has values for "${key}", which names no module; ignored`);
@@ -62,13 +63,19 @@ async function computeState(opts: RenderOptions, only: string[], warn: (m: strin
   );
   // the values schemas are checked after hook patches and before Helm, never on static values alone
   const enabledModules = decisions.filter((d) => d.enabled).map((d) => d.name);
+  // the config of an enabled module is checked as the operator checks it when the module becomes enabled
+  const invalid = set.store.checkConfigsOnEnable(enabledModules.map((name) => set.byName.get(name)!.def.valuesKey));
+  if (invalid.size) throw new UserErrors('config values are not valid', [...invalid.values()]);
   const modules: Record<string, JsonObject> = {};
   const printed = enabledModules.filter((name) => only.length === 0 || only.includes(name));
   for (const name of printed) {
     const m = set.byName.get(name)!;
     // the operator checks a module's values for Helm (openapi/values.yaml with x-required-for-helm)
     // before it renders the chart, and installs nothing when they fail
-    if (m.def.hasChart) m.values.validateEffective('helm');
+    if (m.def.hasChart) {
+      set.store.global.validateEffective('helm');
+      m.values.validateEffective('helm');
+    }
     modules[m.def.valuesKey] = m.values.effective();
   }
   return { report: { global: set.store.global.effective(), enabledModules, modules }, set, printed };

@@ -166,7 +166,15 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
       log.info({ enabledModules: manager.enabledModules, kubeConnections: connectionStats() }, 'startup converge done');
       console?.progress.ready({ kubeconfig: sandbox?.kubeconfigPath ?? (opts.kubeConfig || undefined), sandbox: !!sandbox, namespace, configMap: opts.configMap, http: console.http, debugSocket, logFile: opts.logFile! });
     });
-  await stopped;
+  // an invalid module config found at start-up stops the operator with that error (exit 1)
+  const failed = operator.failed.then(async (e) => {
+    log.error({ error: e.message }, 'stopping: the start-up failed');
+    await operator.stop();
+    await debug.stop();
+    stopIdleGc();
+    throw e;
+  });
+  await Promise.race([stopped, failed]);
   stopIdleGc();
   log.info('operator stopped');
 }

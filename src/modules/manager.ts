@@ -56,6 +56,11 @@ export interface DiscoveryResult {
   toEnable: string[];
   /** Enabled before, not now (ModuleDelete). */
   toDisable: string[];
+  /**
+   * Modules of toEnable whose config, stored unchecked (Go checks only enabled modules' sections),
+   * fails their config schema: one message each, naming the keys. Their last valid config is restored.
+   */
+  invalidConfigs: string[];
 }
 
 const SKIP_REASONS = {
@@ -164,12 +169,17 @@ export class ModuleManager {
     for (const name of enabled) await this.moduleHooks(name);
     const before = new Set(this.enabledList);
     const now = new Set(enabled);
+    const toEnable = enabled.filter((n) => !before.has(n));
+    // a module's config is checked when the module becomes enabled, before its first run
+    const invalid = this.store.checkConfigsOnEnable(toEnable.map((n) => this.module(n).def.valuesKey));
+    for (const key of invalid.keys()) this.store.module(key).restoreLastValidConfig();
     const result: DiscoveryResult = {
       decisions,
       enabled,
-      toEnable: enabled.filter((n) => !before.has(n)),
+      toEnable,
       // deletion runs in reverse module order
       toDisable: [...this.enabledList].reverse().filter((n) => !now.has(n)),
+      invalidConfigs: [...invalid.values()],
     };
     this.enabledList = enabled;
     this.decisions = new Map(decisions.map((d) => [d.name, d]));

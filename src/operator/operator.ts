@@ -135,6 +135,11 @@ export class Operator {
     return this.rt.convergeStatus;
   }
 
+  /** Resolves with an error that must stop the operator (exit 1): a module config found invalid at start-up. */
+  get failed(): Promise<Error> {
+    return this.rt.failed;
+  }
+
   /**
    * Reads the config (an invalid one is fatal at start-up, as in Go), queues the start-up tasks
    * (reference §5.3) and starts the queues, schedules and the config watch.

@@ -64,6 +64,11 @@ export class Runtime {
   private readonly bindings = new Map<string, HookBindings>();
   private readonly modules = new Map<string, ModuleState>();
 
+  /** Resolves with the error that stops the operator (an invalid module config found at start-up). */
+  readonly failed: Promise<Error>;
+  /** Makes `failed` resolve: whoever runs the operator stops it with this error. */
+  readonly fail: (e: Error) => void;
+
   constructor(
     readonly opts: RuntimeOptions,
     private readonly sink: HookEventSink,
@@ -84,6 +89,9 @@ export class Runtime {
       snapshots: (hook) => this.bindingsOf(hook).snapshots,
       activation: () => this.activation(),
     });
+    let fail!: (e: Error) => void;
+    this.failed = new Promise((resolve) => (fail = resolve));
+    this.fail = fail;
   }
 
   get main() {

@@ -52,6 +52,10 @@ export class ScopeValues {
   /** A config was stored before: CEL transition rules compare a new config with it. */
   private configStored = false;
   private configSource: LayerSource;
+  /** The config was stored without a check (a disabled module's, as Go stores it) and not checked since. */
+  private configUnchecked = false;
+  /** The last config that passed the config schema (or the empty one), with its source. */
+  private lastValidConfig: { config: JsonObject; source: LayerSource };
   private patches: StoredPatch[] = [];
   private cached?: { effective: JsonObject; checksum?: string };
 
@@ -60,6 +64,7 @@ export class ScopeValues {
     this.label = label;
     this.schemas = schemas;
     this.configSource = { kind: 'configmap', key };
+    this.lastValidConfig = { config: {}, source: this.configSource };
   }
 
   setStatic(layers: StaticLayer[]): void {
@@ -88,9 +93,9 @@ export class ScopeValues {
   }
 
   /** Checks candidate config values against the config schema (defaults applied first). */
-  checkConfig(config: JsonObject, source: LayerSource): void {
+  checkConfig(config: JsonObject, source: LayerSource, old: JsonObject | undefined = this.configStored ? this.config : undefined): void {
     const withDefaults = this.configWithDefaults(config);
-    const problems = this.schemas.validate('config', withDefaults, this.key, this.configStored ? this.config : undefined);
+    const problems = this.schemas.validate('config', withDefaults, this.key, old);
     if (problems.length) {
       // name where the value really came from: the config itself, a schema default, or nowhere
       const origin = (segs: readonly (string | number)[]): string =>
@@ -107,15 +112,37 @@ export class ScopeValues {
   /** Replaces the config section after checking it against the config schema. */
   setConfig(config: JsonObject, source: LayerSource = { kind: 'configmap', key: this.key }): void {
     this.checkConfig(config, source);
-    this.storeConfig(config, source);
+    this.storeConfig(config, source, true);
   }
 
-  /** Replaces the config section without checking it (Go stores a disabled module's config unchecked). */
-  storeConfig(config: JsonObject, source: LayerSource = { kind: 'configmap', key: this.key }): void {
+  /**
+   * Replaces the config section; `checked`: it passed checkConfig. Unchecked (Go stores a disabled
+   * module's config unchecked) it is checked by checkUncheckedConfig when the module becomes enabled.
+   */
+  storeConfig(config: JsonObject, source: LayerSource = { kind: 'configmap', key: this.key }, checked = false): void {
     this.config = cloneJson(config);
     this.configStored = true;
     this.configSource = source;
+    this.configUnchecked = !checked && Object.keys(config).length > 0;
+    if (!this.configUnchecked) this.lastValidConfig = { config: this.config, source };
     this.invalidate();
+  }
+
+  /**
+   * Checks a config stored unchecked against the config schema, once (a module becoming enabled: its
+   * config is checked before its first run). Throws ValuesValidationError naming the keys.
+   */
+  checkUncheckedConfig(): void {
+    if (!this.configUnchecked) return;
+    this.checkConfig(this.config, this.configSource, undefined);
+    this.configUnchecked = false;
+    this.lastValidConfig = { config: this.config, source: this.configSource };
+  }
+
+  /** Goes back to the last config that passed the schema (an unchecked one that fails when it is checked). */
+  restoreLastValidConfig(): void {
+    const { config, source } = this.lastValidConfig;
+    this.storeConfig(config, source, true);
   }
 
   get storedPatches(): readonly StoredPatch[] {

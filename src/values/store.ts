@@ -57,7 +57,7 @@ export class ValuesStore {
    * (the caller logs them).
    */
   applyConfig(config: ConfigSections): { unknownModules: string[] } {
-    const plan: { scope: ScopeValues; values: JsonObject; source: LayerSource }[] = [];
+    const plan: { scope: ScopeValues; values: JsonObject; source: LayerSource; checked: boolean }[] = [];
     const problems: string[] = [];
     const unknownModules: string[] = [];
     const sourceOf = config.sourceOf ?? ((key: string): LayerSource => ({ kind: 'configmap', key }));
@@ -65,7 +65,7 @@ export class ValuesStore {
       const source = sourceOf(scope.key);
       try {
         if (validate) scope.checkConfig(values, source);
-        plan.push({ scope, values, source });
+        plan.push({ scope, values, source, checked: validate });
       } catch (e) {
         if (e instanceof ValuesValidationError) problems.push(e.message);
         else throw e;
@@ -78,8 +78,26 @@ export class ValuesStore {
     }
     for (const key of config.modules.keys()) if (!this.modules.has(key) && config.modules.get(key)?.values) unknownModules.push(key);
     if (problems.length) throw new UserErrors('config values are not valid', problems);
-    for (const p of plan) p.scope.storeConfig(p.values, p.source);
+    for (const p of plan) p.scope.storeConfig(p.values, p.source, p.checked);
     return { unknownModules };
+  }
+
+  /**
+   * Modules becoming enabled: each config stored unchecked (while the module was disabled, or before
+   * the first discovery) is checked against its config schema now, before the module's first run.
+   * Returns the messages of those that fail, by values key (their configs stay as they are).
+   */
+  checkConfigsOnEnable(keys: readonly string[]): Map<string, string> {
+    const problems = new Map<string, string>();
+    for (const key of keys) {
+      try {
+        this.module(key).checkUncheckedConfig();
+      } catch (e) {
+        if (e instanceof ValuesValidationError) problems.set(key, e.message);
+        else throw e;
+      }
+    }
+    return problems;
   }
 
   /** $VALUES_PATH of a global hook: `{"global": ...}`. */

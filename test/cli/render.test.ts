@@ -215,3 +215,38 @@ test('schemas are checked when Go checks them: values schemas not on static valu
   assert.equal(g.code, 1);
   assert.match(g.stderr, /global\.project: is required \(not set in ConfigMap key "global" in .*cm\.yaml\)/);
 });
+
+test('the config of a module enabled by values.yaml is checked once it is known to be enabled; a disabled one stays unchecked', () => {
+  const root = makeTree({
+    'global-hooks/.keep': '',
+    'modules/values.yaml': 'webEnabled: true\nofflineEnabled: false\n',
+    'modules/001-web/openapi/config-values.yaml': 'type: object\nproperties:\n  replicas: {type: integer, minimum: 1}\n',
+    'modules/002-offline/openapi/config-values.yaml': 'type: object\nproperties:\n  replicas: {type: integer, minimum: 1}\n',
+    'cm.yaml': 'web: |\n  replicas: 0\noffline: |\n  replicas: abc\n',
+  });
+  const r = renderValues(root, ['--config', join(root, 'cm.yaml')]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^Error: config values are not valid: module web: config values do not match .*001-web\/openapi\/config-values\.yaml:\n {2}- web\.replicas: must be >= 1, got number 0 \(from ConfigMap key "web" in .*cm\.yaml\)\n$/);
+  assert.doesNotMatch(r.stderr, /offline/, 'a disabled module\'s config is stored unchecked, as in Go');
+  writeFileSync(join(root, 'cm.yaml'), 'web: |\n  replicas: 2\noffline: |\n  replicas: abc\n');
+  const ok = renderValues(root, ['--config', join(root, 'cm.yaml')]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual(JSON.parse(ok.stdout).modules, { web: { replicas: 2 } });
+});
+
+test('x-required-for-helm of the global values schema is checked before a module goes to Helm', () => {
+  const root = makeTree({
+    'global-hooks/openapi/values.yaml': 'type: object\nx-required-for-helm: [domain]\nproperties:\n  domain: {type: string}\n',
+    'modules/values.yaml': 'webEnabled: true\n',
+    'modules/001-web/values.yaml': 'web: {}\n',
+    'modules/001-web/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n',
+  });
+  const r = renderValues(root);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^Error: global: values for Helm do not match .*global-hooks\/openapi\/values\.yaml \(with x-required-for-helm\):\n {2}- global\.domain: is required/);
+  writeFileSync(join(root, 'modules/values.yaml'), 'webEnabled: true\nglobal:\n  domain: example.com\n');
+  const ok = renderValues(root);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual(JSON.parse(ok.stdout).global, { domain: 'example.com' });
+});

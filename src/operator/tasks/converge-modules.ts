@@ -7,7 +7,7 @@
 import { lifecycleContext } from '../../hooks/binding-context.js';
 import { hooksInOrder } from '../../hooks/order.js';
 import { TaskResults } from '../../queue/index.js';
-import { errorMessage } from '../../util/errors.js';
+import { UserErrors, errorMessage } from '../../util/errors.js';
 import type { Runtime } from '../runtime.js';
 import { endConvergeInProgress } from '../converge-restart.js';
 import { makeTask, type OperatorTask } from '../task-meta.js';
@@ -74,6 +74,15 @@ export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, 
         } catch (e) {
           rt.log.error({ error: errorMessage(e) }, `module discovery failed; retrying in ${rt.opts.discoveryRetryMs / 1000}s`);
           return TaskResults.fail(e, { delayBeforeNextTask: rt.opts.discoveryRetryMs });
+        }
+        if (discovery.invalidConfigs.length) {
+          // checked as the modules become enabled: fatal at start-up (VALUES.md), later the last valid config stays
+          const err = new UserErrors('config values are not valid', discovery.invalidConfigs);
+          if (!rt.convergeStatus.ready) {
+            rt.fail(err);
+            return TaskResults.fail(err, { delayBeforeNextTask: rt.opts.discoveryRetryMs });
+          }
+          rt.log.error({ error: err.message }, 'a module being enabled has an invalid config; it keeps its last valid one');
         }
         for (const name of discovery.toDisable) {
           for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).disableSchedules();

@@ -96,7 +96,9 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
   const m = rt.manager.module(module);
   await runLifecycle(rt, module, hooks, 'beforeHelm', queue);
   if (m.def.hasChart) {
-    // the values Helm gets must satisfy openapi/values.yaml with x-required-for-helm (Go's checkHelmValues)
+    // the values Helm gets must satisfy openapi/values.yaml with x-required-for-helm (Go's checkHelmValues),
+    // the global ones the global schema's too (Go checks only the module's: docs/compatibility.md)
+    rt.manager.store.global.validateEffective('helm');
     m.values.validateEffective('helm');
     const values = rt.manager.store.helmValues(m.def.valuesKey);
     const started = performance.now();
