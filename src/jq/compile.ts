@@ -668,7 +668,8 @@ export class Compiler {
   try(body: C, handler: C | null): C {
     const onError = (e: unknown, tok: object): JqError | null => {
       if (e instanceof Downstream && e.token === tok) throw e.err;
-      if (!(e instanceof JqError)) throw e;
+      // halt and halt_error end the program: neither `try` nor `?` catches them (jq 1.8.2, gojq)
+      if (!(e instanceof JqError) || e instanceof HaltError) throw e;
       return e;
     };
     const f: Fn = (input, env, emit) => {
@@ -679,10 +680,7 @@ export class Compiler {
       } catch (e) {
         err = onError(e, tok);
       }
-      if (err !== null && handler !== null) {
-        if (err instanceof HaltError) throw err;
-        handler.f(errorValue(err), env, emit);
-      }
+      if (err !== null && handler !== null) handler.f(errorValue(err), env, emit);
     };
     const p: PFn = (input, path, env, emit) => {
       const tok = {};

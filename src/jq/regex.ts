@@ -42,7 +42,19 @@ function stripExtended(re: string): string {
   return out;
 }
 
-/** Oniguruma-only syntax rewritten to JavaScript: \h (hex digit), \A, \z, \Z, possessive/atomic not supported. */
+/**
+ * Oniguruma's word character inside a bracket class: Alphabetic, Mark, Decimal_Number,
+ * Connector_Punctuation (JavaScript's \w is ASCII).
+ */
+const CLASS_WORD = '\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}';
+/** \w outside a class: the same, and the Latin-1 fractions and superscripts (² ³ ¹ ¼ ½ ¾), as Oniguruma's table. */
+const WORD = `${CLASS_WORD}\\xb2\\xb3\\xb9\\xbc-\\xbe`;
+
+/**
+ * Oniguruma-only syntax rewritten to JavaScript: \h (hex digit), \A, \z, \Z; the class escapes \w \W
+ * \d \D \s \S and the word boundaries \b \B with Oniguruma's Unicode meaning (\W inside a bracket
+ * class stays ASCII); possessive/atomic not supported.
+ */
 function translate(re: string): string {
   let out = '';
   let inClass = false;
@@ -55,6 +67,12 @@ function translate(re: string): string {
       else if (d === 'H') out += '[^0-9a-fA-F]';
       else if (d === 'A' && !inClass) out += '(?<![\\s\\S])';
       else if ((d === 'z' || d === 'Z') && !inClass) out += d === 'z' ? '(?![\\s\\S])' : '(?=\\n?(?![\\s\\S]))';
+      else if (d === 'w') out += inClass ? CLASS_WORD : `[${WORD}]`;
+      else if (d === 'W' && !inClass) out += `[^${WORD}]`;
+      else if (d === 'd' || d === 'D') out += d === 'd' ? '\\p{Nd}' : '\\P{Nd}';
+      else if (d === 's' || d === 'S') out += d === 's' ? '\\p{White_Space}' : '\\P{White_Space}';
+      else if (d === 'b' && !inClass) out += `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`;
+      else if (d === 'B' && !inClass) out += `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))`;
       else out += '\\' + d;
       continue;
     }
@@ -174,7 +192,8 @@ export function matchImpl(input: Json, re: Json, flags: Json, test: Json): Json 
         const s = m[g];
         const name = names[g - 1] ?? null;
         if (s === undefined) {
-          captures.push({ offset: -1, length: 0, string: null, name });
+          // jq 1.8.2 builds a group that did not participate with its keys in this order
+          captures.push({ offset: -1, string: null, length: 0, name });
           continue;
         }
         const at = indices ? indices[g]![0] : input.indexOf(s, m.index);
