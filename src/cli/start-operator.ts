@@ -212,13 +212,21 @@ async function startDebugSocket(opts: StartOptions, operator: Operator, log: Log
 
 /**
  * SIGTERM/SIGINT: nothing new starts and the running hooks may finish within `graceMs`; a second
- * signal, or the grace period running out, ends the process at once (128 + signal number).
+ * signal, or the grace period running out, ends the process at once (128 + signal number). A SIGINT
+ * within a second of the first SIGINT is the same Ctrl-C: the terminal signals the process group and
+ * `npm start`'s npm, in that group, forwards its own copy to the operator it `exec`s.
  */
+/** How close two SIGINTs come to be one Ctrl-C seen twice (the group's and npm's forwarded copy). */
+const SAME_CTRL_C_MS = 1000;
+
 function stopOnSignals(operator: Operator, log: Logger, graceMs: number, after: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false;
+    let firstSigintAt: number | undefined;
     const onSignal = (signal: NodeJS.Signals): void => {
       const code = 128 + (signal === 'SIGINT' ? 2 : 15);
+      if (stopping && signal === 'SIGINT' && firstSigintAt !== undefined && performance.now() - firstSigintAt < SAME_CTRL_C_MS) return;
+      if (signal === 'SIGINT') firstSigintAt ??= performance.now();
       if (stopping) {
         // shell-operator's WaitForProcessInterruption: the next signal exits at once with 128+signum
         // (hook processes end with the helper that started them; the HA lease is left to run out)

@@ -42,8 +42,15 @@ function isOperator(pid: number): boolean {
   }
 }
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  void test(`${signal} to npm's pid stops the operator that \`npm start\` runs, and frees its port`, { timeout: 300_000 }, async () => {
+const cases = [
+  { signal: 'SIGTERM', to: "npm's pid" },
+  { signal: 'SIGINT', to: "npm's pid" },
+  // Ctrl-C: the terminal signals the whole group, and npm forwards its copy to the operator too
+  { signal: 'SIGINT', to: "npm's process group (Ctrl-C)" },
+] as const;
+
+for (const { signal, to } of cases) {
+  void test(`${signal} to ${to} stops the operator that \`npm start\` runs cleanly, and frees its port`, { timeout: 300_000 }, async () => {
     const work = mkdtempSync(join(tmpdir(), 'npm-start-'));
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'npm-start-test', private: true, scripts: { start: scripts.start } }));
@@ -62,10 +69,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       assert.ok(operator, 'the operator runs under npm');
       assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
 
-      process.kill(npm.pid!, signal);
+      process.kill(to.includes('group') ? -npm.pid! : npm.pid!, signal);
       await npmExited;
       await waitFor(() => !running(operator), `the operator (pid ${operator}) to end after ${signal} to npm (output: ${out})`);
       assert.match(out, /operator stopped/, `a clean stop (output: ${out})`);
+      assert.doesNotMatch(out, /second signal/, 'one stop, not a forced one');
       await assert.rejects(fetch(`http://127.0.0.1:${port}/readyz`), `port ${port} is free`);
     } finally {
       operator ||= descendants(npm.pid!).find(isOperator) ?? 0;
