@@ -1,12 +1,15 @@
 // Sandbox benchmark: 10,000 writes of ~3 KB objects, a list of all of them, 20 concurrent watchers.
-// Run: node --import tsx bench/sandbox.ts [--objects N] [--watchers N]
-// The API server runs in a child process so that its resident memory is measured on its own.
+// Then the simulated controllers' workload figures (bench/sandbox-workloads.ts).
+// Run: node --import tsx bench/sandbox.ts [--objects N] [--watchers N] [--no-controllers] [--deployments N]
+// The API server runs in a child process so that its resident memory is measured on its own; it runs the
+// simulated controllers (as the sandbox command does) unless --no-controllers.
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { emitFigures } from './figures.js';
+import { runWorkloads } from './sandbox-workloads.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, def: number): number => {
@@ -19,6 +22,8 @@ const CONCURRENCY = arg('--concurrency', 16);
 const NS = 'bench';
 const WARMUP = arg('--warmup', 2000);
 const PLAIN = argv.includes('--http');
+const CONTROLLERS = !argv.includes('--no-controllers');
+const DEPLOYMENTS = arg('--deployments', 1000);
 
 interface Mem {
   rss: number;
@@ -39,7 +44,7 @@ async function serverMain(): Promise<void> {
     const m = process.memoryUsage();
     return { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers };
   };
-  const sb = await startSandbox({ historyLimit: N + 100, tls: !process.argv.includes('--http') });
+  const sb = await startSandbox({ historyLimit: N + 100, tls: !process.argv.includes('--http'), controllers: !process.argv.includes('--no-controllers') });
   sb.load([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }]);
   process.send!({ type: 'ready', url: sb.url, token: sb.token, ca: sb.caCert });
   process.on('message', (m: any) => {
@@ -85,7 +90,7 @@ function quantile(sorted: number[], q: number): number {
 }
 
 async function parentMain(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server', ...(PLAIN ? ['--http'] : [])], {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server', ...(PLAIN ? ['--http'] : []), ...(CONTROLLERS ? [] : ['--no-controllers'])], {
     execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -258,7 +263,7 @@ async function parentMain(): Promise<void> {
   const rssPerCompacted = (memCompacted.rss - baseline.rss) / N;
   const ok = (b: boolean): string => (b ? 'OK' : 'MISSED');
   const f = (n: number, d = 1): string => n.toFixed(d);
-  console.log(`sandbox bench: ${N} objects (~${f(perObjectJson / 1024, 2)} KB JSON each as stored), ${WATCHERS} watchers, ${CONCURRENCY} concurrent writers, ${PLAIN ? 'HTTP' : 'HTTPS'}`);
+  console.log(`sandbox bench: ${N} objects (~${f(perObjectJson / 1024, 2)} KB JSON each as stored), ${WATCHERS} watchers, ${CONCURRENCY} concurrent writers, ${PLAIN ? 'HTTP' : 'HTTPS'}, controllers ${CONTROLLERS ? 'on' : 'off'}`);
   console.log(`writes:           ${f(N / (writeMs / 1000), 0)} writes/s (${f(writeMs, 0)} ms, ${failures} failed); CPU during writes+delivery: server ${f(serverCpuMs, 0)} ms (${f((serverCpuMs * 1000) / N / (1 + WATCHERS), 0)} us per write+fan-out share), clients ${f(clientCpuMs, 0)} ms`);
   console.log(`list all:         ${f(listMs)} ms; JSON.stringify of the same ${items.length} objects: ${f(stringifyMs)} ms; ratio ${f(listMs / stringifyMs, 2)}x (target <= 3x: ${ok(listMs / stringifyMs <= 3)})`);
   console.log(`                  CPU of a list: server ${f(listServerCpuMs)} ms (${f(listServerCpuMs / stringifyCpuMs, 2)}x the CPU of JSON.stringify, ${f(stringifyCpuMs)} ms), client ${f(listClientCpuMs)} ms (best of 5 each)`);
@@ -279,6 +284,11 @@ async function parentMain(): Promise<void> {
     { name: 'watchers missing or reordering events', value: watchers.filter((w) => w.count !== N || !w.inOrder).length, unit: `of ${WATCHERS}`, target: { max: 0 } },
     { name: 'server RSS per stored object', value: rssPer, unit: 'B', baseline: { what: 'its JSON', value: perObjectJson, unit: 'B' }, target: { max: 3, of: 'ratio' } },
   ]);
+  if (DEPLOYMENTS > 0) {
+    const w = await runWorkloads(DEPLOYMENTS);
+    for (const line of w.lines) console.log(line);
+    emitFigures(w.figures);
+  }
 }
 
 if (process.argv.includes('--server')) await serverMain();

@@ -72,6 +72,7 @@ const BUILTINS: B[] = [
   ['rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false, [], []],
   ['coordination.k8s.io', 'v1', 'leases', 'Lease', true, [], []],
   ['apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status']],
+  ['discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true, [], []],
   ['networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, ['ing'], ['status']],
   ['networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false, [], []],
   ['networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, ['netpol'], []],

@@ -21,6 +21,7 @@ import { checkForce, parseDryRun, parseListOptions, queryBool, queryOptionalBool
 import type { Store, StoreEvent } from './store.js';
 import { eventLine, type WatchHub } from './watch.js';
 import { toTable } from './table.js';
+import { podStreamError } from './streams.js';
 import { openapiV2Document, openapiV2Protobuf, openapiV3DocumentText, openapiV3Index } from './openapi.js';
 import { decodeProtobufObject, isProtobuf } from './protobuf.js';
 
@@ -294,6 +295,10 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
   const t = d.registry.lookup(group, version, plural);
   if (!t) throw notFoundPath();
   if (ns && !t.namespaced) throw notFoundPath();
+  if (sub && t.group === '' && t.plural === 'pods') {
+    const streamError = podStreamError(name, sub);
+    if (streamError) throw streamError;
+  }
   if (sub && !d.registry.subresourcesFor(t, version).includes(sub)) throw notFoundPath();
 
   const params = url.searchParams;

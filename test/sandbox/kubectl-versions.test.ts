@@ -5,50 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { crd } from '../helpers/crd.js';
+import { kubectlVersions } from './kubectl-versions.js';
 
-/** `kubectl.1.27` ... found beside each `kubectl` on the PATH (and beside what it links to), by version. */
-function findVersions(): Map<string, string> {
-  const found = new Map<string, string>();
-  const dirs = new Set<string>();
-  for (const dir of ['/usr/bin', ...(process.env.PATH ?? '').split(delimiter)]) {
-    if (!dir) continue;
-    const p = join(dir, 'kubectl');
-    try {
-      accessSync(p, constants.X_OK);
-      dirs.add(dir);
-      dirs.add(dirname(realpathSync(p)));
-    } catch {
-      // not here
-    }
-  }
-  for (const dir of dirs) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      const m = /^kubectl\.(\d+\.\d+)$/.exec(n);
-      if (!m || found.has(m[1])) continue;
-      try {
-        accessSync(join(dir, n), constants.X_OK);
-        found.set(m[1], join(dir, n));
-      } catch {
-        // not executable
-      }
-    }
-  }
-  return new Map([...found].sort(([a], [b]) => Number(a.split('.')[1]) - Number(b.split('.')[1])));
-}
-
-const VERSIONS = findVersions();
+const VERSIONS = kubectlVersions();
 const skip = VERSIONS.size ? false : 'no versioned kubectl (kubectl.1.NN) on this machine: the per-version kubectl test is skipped';
 if (skip) console.log(`# NOTICE: ${skip}`);
 else console.log(`# kubectl versions: ${[...VERSIONS.keys()].join(' ')}`);

@@ -19,6 +19,13 @@ const MAX = 'deployment.kubernetes.io/max-replicas';
 /** Annotations of a Deployment that its ReplicaSets do not copy. */
 const NOT_COPIED = new Set([REVISION, DESIRED, MAX, 'kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision-history']);
 
+/** What a rollout pass did: the new ReplicaSet, its name when created now, or why it could not be. */
+interface Outcome {
+  newRS?: Obj;
+  created?: string;
+  createError?: string;
+}
+
 function revision(rs: Obj): number {
   return Number(rs.metadata?.annotations?.[REVISION] ?? 0) || 0;
 }
@@ -45,16 +52,18 @@ export function deploymentController(): Controller {
   /** Deployments with a progress-deadline check pending (`ns/name` -> when). */
   const deadlines = new Map<string, number>();
 
-  function scale(rt: Runtime, d: Obj, rs: Obj, n: number, surge: number): void {
+  /** Sets a ReplicaSet's replicas (and the annotations that go with them) on its current stored version. */
+  function scale(rt: Runtime, d: Obj, stale: Obj, n: number, surge: number): void {
     const replicas = Number(d.spec?.replicas ?? 1);
+    const rs = rt.get(TKEY.replicasets, stale.metadata.namespace, stale.metadata.name);
+    if (!rs) return;
     const ann = rs.metadata.annotations ?? {};
     if (specReplicas(rs) === n && ann[DESIRED] === String(replicas) && ann[MAX] === String(replicas + surge)) return;
-    rs.spec.replicas = n;
-    rs.metadata.annotations = { ...ann, [DESIRED]: String(replicas), [MAX]: String(replicas + surge) };
-    rt.update(TKEY.replicasets, rs, MANAGER);
+    const next = { ...rs, spec: { ...rs.spec, replicas: n }, metadata: { ...rs.metadata, annotations: { ...ann, [DESIRED]: String(replicas), [MAX]: String(replicas + surge) } } };
+    rt.update(TKEY.replicasets, next, MANAGER);
   }
 
-  function rollout(rt: Runtime, d: Obj, k: string, all: Obj[], surge: number, unavail: number): { newRS?: Obj; created?: string; failure?: string } {
+  function rollout(rt: Runtime, d: Obj, all: Obj[], surge: number, unavail: number): Outcome {
     const replicas = Number(d.spec?.replicas ?? 1);
     const tpl = d.spec?.template ?? {};
     let newRS = all.find((rs) => deepEqual(withoutHash(rs.spec?.template), tpl));
@@ -96,12 +105,11 @@ export function deploymentController(): Controller {
           rt.updateStatus(TKEY.deployments, d, MANAGER);
           return {};
         }
-        return { failure: msg };
+        return { createError: `Failed to create new replica set "${body.metadata.name}": ${msg}` };
       }
     } else if (revision(newRS) <= maxOld) {
       // rolled back to an older template: it becomes the newest revision
-      newRS.metadata.annotations = { ...(newRS.metadata.annotations ?? {}), [REVISION]: String(maxOld + 1) };
-      rt.update(TKEY.replicasets, newRS, MANAGER);
+      rt.update(TKEY.replicasets, { ...newRS, metadata: { ...newRS.metadata, annotations: { ...(newRS.metadata.annotations ?? {}), [REVISION]: String(maxOld + 1) } } }, MANAGER);
       newRS = rt.get(TKEY.replicasets, newRS.metadata.namespace, newRS.metadata.name) ?? newRS;
     }
     if (recreate) {
@@ -119,7 +127,6 @@ export function deploymentController(): Controller {
       scaleDownOld(rt, d, newRS, olds, replicas, unavail);
     }
     prune(rt, d, olds);
-    void k;
     return { newRS, created };
   }
 
@@ -133,13 +140,14 @@ export function deploymentController(): Controller {
     const newUnavailable = specReplicas(fresh) - Number(fresh.status?.availableReplicas ?? 0);
     let budget = allPods - minAvailable - newUnavailable;
     if (budget <= 0) return;
+    const target = new Map(active.map((rs) => [rs, specReplicas(rs)]));
     // first the old Pods that are not available anyway
     for (const rs of active) {
       if (budget <= 0) break;
-      const unhealthy = specReplicas(rs) - Number(rs.status?.availableReplicas ?? 0);
+      const unhealthy = target.get(rs)! - Number(rs.status?.availableReplicas ?? 0);
       const n = Math.min(unhealthy, budget);
       if (n > 0) {
-        scale(rt, d, rs, specReplicas(rs) - n, 0);
+        target.set(rs, target.get(rs)! - n);
         budget -= n;
       }
     }
@@ -147,12 +155,13 @@ export function deploymentController(): Controller {
     let down = Math.min(available - minAvailable, budget);
     for (const rs of active) {
       if (down <= 0) break;
-      const n = Math.min(specReplicas(rs), down);
+      const n = Math.min(target.get(rs)!, down);
       if (n > 0) {
-        scale(rt, d, rs, specReplicas(rs) - n, 0);
+        target.set(rs, target.get(rs)! - n);
         down -= n;
       }
     }
+    for (const [rs, n] of target) if (n !== specReplicas(rs)) scale(rt, d, rs, n, 0);
   }
 
   function prune(rt: Runtime, d: Obj, olds: Obj[]): void {
@@ -189,9 +198,9 @@ export function deploymentController(): Controller {
       if (rolling && surge === 0 && unavail === 0) unavail = 1;
       if (unavail > replicas) unavail = replicas;
       const owned = () => rt.owned(TKEY.replicasets, d!.metadata.uid).filter((rs) => !isTerminating(rs));
-      let outcome: { newRS?: Obj; created?: string; failure?: string } = {};
+      let outcome: Outcome = {};
       if (!d.spec?.paused) {
-        outcome = rollout(rt, d, k, owned(), surge, unavail);
+        outcome = rollout(rt, d, owned(), surge, unavail);
         d = rt.get(TKEY.deployments, ns, name);
         if (!d) return;
       }
@@ -227,10 +236,11 @@ export function deploymentController(): Controller {
           : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
         now,
       );
-      const failure = outcome.failure ?? (all.map((rs) => condition(rs, 'ReplicaFailure')).find((c) => c?.status === 'True')?.message as string | undefined);
+      const failure = all.map((rs) => condition(rs, 'ReplicaFailure')).find((c) => c?.status === 'True')?.message as string | undefined;
       if (failure) conds = setCondition(conds, { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: failure }, now);
       else conds = conds.filter((c) => c.type !== 'ReplicaFailure');
       const rsName = newRS?.metadata.name;
+      const subject = rsName ? `ReplicaSet "${rsName}"` : `Deployment "${name}"`;
       const progressing = condition({ status: { conditions: conds } }, 'Progressing');
       const deadline = Number(d.spec?.progressDeadlineSeconds ?? 600);
       const n = (o: Obj, f: string): number => Number(o[f] ?? 0);
@@ -243,18 +253,20 @@ export function deploymentController(): Controller {
         n(status, 'availableReplicas') > n(old, 'availableReplicas');
       if (d.spec?.paused) {
         if (progressing?.reason !== 'DeploymentPaused') conds = setCondition(conds, { type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' }, now);
+      } else if (outcome.createError) {
+        conds = setCondition(conds, { type: 'Progressing', status: 'False', reason: 'ReplicaSetCreateError', message: outcome.createError }, now);
       } else if (outcome.created) {
         conds = setCondition(conds, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${outcome.created}"` }, now);
       } else if (complete) {
-        conds = setCondition(conds, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` }, now);
+        conds = setCondition(conds, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `${subject} has successfully progressed.` }, now);
       } else if (moved || !progressing || progressing.reason === 'DeploymentPaused') {
-        const c: Obj = { type: 'Progressing', status: 'True', lastUpdateTime: now, lastTransitionTime: progressing?.status === 'True' ? progressing.lastTransitionTime : now, reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` };
+        const c: Obj = { type: 'Progressing', status: 'True', lastUpdateTime: now, lastTransitionTime: progressing?.status === 'True' ? progressing.lastTransitionTime : now, reason: 'ReplicaSetUpdated', message: `${subject} is progressing.` };
         conds = [...conds.filter((x) => x.type !== 'Progressing'), c];
-      } else if (progressing.reason !== 'ProgressDeadlineExceeded' && progressing.reason !== 'NewReplicaSetAvailable') {
+      } else if (progressing.reason !== 'ProgressDeadlineExceeded' && progressing.reason !== 'NewReplicaSetAvailable' && progressing.reason !== 'ReplicaSetCreateError') {
         const since = Date.parse(progressing.lastUpdateTime ?? '') || nowMs;
         const due = since + deadline * 1000;
         if (due < nowMs) {
-          conds = setCondition(conds, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` }, now);
+          conds = setCondition(conds, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `${subject} has timed out progressing.` }, now);
         } else if (!deadlines.has(k) || deadlines.get(k)! > due + 1000) {
           deadlines.set(k, due + 1000);
           rt.after(due + 1000 - nowMs, 'deployment', k);

@@ -8,6 +8,12 @@ import { ensureNode, nodeController } from './node.js';
 import { podController } from './pod.js';
 import { replicaSetController } from './replicaset.js';
 import { deploymentController } from './deployment.js';
+import { statefulSetController } from './statefulset.js';
+import { daemonSetController } from './daemonset.js';
+import { jobController } from './job.js';
+import { cronJobController } from './cronjob.js';
+import { volumeController } from './volume.js';
+import { serviceController } from './service.js';
 
 export interface ControllerSettings {
   /** From a Pod's scheduling to Running and Ready (ms); a Pod that does not restart ends as long after. */
@@ -22,7 +28,18 @@ export interface Controllers {
 }
 
 export function startControllers(resources: Resources, settings: ControllerSettings): Controllers {
-  const list: Controller[] = [nodeController(settings.kubeletVersion), podController(), replicaSetController(), deploymentController()];
+  const list: Controller[] = [
+    nodeController(settings.kubeletVersion),
+    podController(),
+    replicaSetController(),
+    deploymentController(),
+    statefulSetController(),
+    daemonSetController(),
+    jobController(),
+    cronJobController(),
+    volumeController(),
+    serviceController(),
+  ];
   const rt = new Runtime(resources, list, { podStartMs: settings.podStartMs, log: settings.log });
   ensureNode(rt);
   return { stop: () => rt.stop() };

@@ -61,6 +61,20 @@ export function splitKey(k: string): [string, string] {
   return i < 0 ? ['', k] : [k.slice(0, i), k.slice(i + 1)];
 }
 
+/** The controlling owner reference in an object's JSON text, without parsing the rest of it. */
+export function controllerRefOf(json: string): Obj | undefined {
+  if (!json.includes('"controller":true')) return undefined;
+  const i = json.indexOf('"ownerReferences":[');
+  if (i < 0) return undefined;
+  const end = json.indexOf(']', i);
+  try {
+    const refs = JSON.parse(json.slice(i + 18, end + 1)) as Obj[];
+    return refs.find((r) => r?.controller === true);
+  } catch {
+    return controllerRef(JSON.parse(json));
+  }
+}
+
 /** The controlling owner reference of an object, if any. */
 export function controllerRef(o: Obj | undefined): Obj | undefined {
   const refs = o?.metadata?.ownerReferences;
@@ -80,6 +94,8 @@ export class Runtime {
   private readonly unsubscribe: () => void;
   private lastEv: StoreEvent | undefined;
   private lastObj: Obj | undefined;
+  /** Stored versions parsed during the current pass (dropped after it, so that they hold no memory). */
+  private readonly parsed = new Map<object, Obj>();
   private stopped = false;
   readonly podStartMs: number;
 
@@ -142,8 +158,7 @@ export class Runtime {
   }
 
   private index(type: string, tkey: string, ns: string, name: string, json: string): void {
-    if (!json.includes('"controller":true')) return;
-    const ref = controllerRef(JSON.parse(json));
+    const ref = controllerRefOf(json);
     if (!ref?.uid) return;
     const ik = `${tkey}\0${ref.uid}`;
     const k = key(ns, name);
@@ -200,6 +215,14 @@ export class Runtime {
 
   private flush(): void {
     this.flushScheduled = undefined;
+    try {
+      this.pass();
+    } finally {
+      this.parsed.clear();
+    }
+  }
+
+  private pass(): void {
     for (const [name, q] of this.queues) {
       if (!q.size) continue;
       const keys = [...q];
@@ -241,23 +264,31 @@ export class Runtime {
     return this.resources.store.count(tkey);
   }
 
-  /** Objects of `tkey` whose controller owner has `uid` (live ones, parsed). */
+  /**
+   * Objects of `tkey` whose controller owner has `uid` (live ones, parsed). They are shared within a
+   * pass (parsed once per stored version): read them, or write a copy.
+   */
   owned(tkey: string, uid: string): Obj[] {
     const set = this.children.get(`${tkey}\0${uid}`);
     if (!set) return [];
     const out: Obj[] = [];
     for (const k of set) {
       const [ns, name] = splitKey(k);
-      const o = this.get(tkey, ns, name);
-      if (o && controllerRef(o)?.uid === uid) out.push(o);
+      const e = this.resources.store.get(tkey, ns, name);
+      if (!e) continue;
+      let o = this.parsed.get(e);
+      if (!o) {
+        o = JSON.parse(e.json) as Obj;
+        this.parsed.set(e, o);
+      }
+      if (controllerRef(o)?.uid === uid) out.push(o);
     }
     return out;
   }
 
   /** The key of the controller owner of an event's object when the owner is of `kind`. */
   ownerKey(ev: StoreEvent, kind: string): string | undefined {
-    if (!ev.json.includes('"controller":true')) return undefined;
-    const ref = controllerRef(this.objectOf(ev));
+    const ref = controllerRefOf(ev.json);
     return ref?.kind === kind ? key(ev.ns, ref.name) : undefined;
   }
 

@@ -164,3 +164,22 @@ test('the library starts without controllers unless asked (no Node), with them w
     await on.stop();
   }
 });
+
+test('a Deployment whose ReplicaSet cannot be created gets Progressing=False ReplicaSetCreateError; the sandbox goes on', { skip: noKubectl }, async () => {
+  const c = await cluster();
+  // a valid Deployment name that leaves no room for the ReplicaSet's `-<pod-template-hash>` suffix
+  const long = 'd'.repeat(250);
+  await c.apply(deployment(long, 1));
+  await waitFor(async () => {
+    const d = await c.apps.readNamespacedDeployment({ name: long, namespace: 'default' });
+    return d.status?.conditions?.find((x) => x.type === 'Progressing')?.reason === 'ReplicaSetCreateError';
+  }, 'ReplicaSetCreateError');
+  const d = await c.apps.readNamespacedDeployment({ name: long, namespace: 'default' });
+  const p = d.status?.conditions?.find((x) => x.type === 'Progressing');
+  assert.equal(p?.status, 'False');
+  assert.match(p?.message ?? '', /^Failed to create new replica set "d+-[a-z0-9]+": /);
+  assert.equal(d.status?.conditions?.find((x) => x.type === 'Available')?.status, 'False');
+  // the controllers still work for everything else
+  await c.apply(deployment('fine', 1));
+  assert.equal((await c.kubectl(['rollout', 'status', 'deployment/fine', '--timeout=60s'])).code, 0);
+});

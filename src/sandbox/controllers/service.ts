@@ -1,0 +1,192 @@
+/**
+ * The simulated Service side: a ClusterIP from the service range 10.96.0.0/12 when the Service has none
+ * (`None` stays headless; ExternalName gets none), node ports for NodePort and LoadBalancer Services, an
+ * ingress IP for LoadBalancer ones, and an EndpointSlice (discovery.k8s.io/v1) and Endpoints of the Pods
+ * its selector matches (ready ones as ready addresses).
+ */
+import { deepEqual } from '../json.js';
+import type { StoreEvent } from '../store.js';
+import { TKEY, isPodReady, isTerminating, key, ownerRefTo, selectorMatches, splitKey, type Controller, type Obj, type Runtime } from './runtime.js';
+
+const MANAGER = 'endpointslice-controller';
+const ENDPOINTS = '/endpoints';
+
+/** The n-th address of 10.96.0.0/12 (n >= 1). */
+function serviceIP(n: number): string {
+  return `10.${96 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+function targetPort(port: Obj, pods: Obj[]): number | undefined {
+  const tp = port.targetPort ?? port.port;
+  if (typeof tp === 'number') return tp;
+  if (/^\d+$/.test(String(tp))) return Number(tp);
+  for (const p of pods) {
+    for (const c of p.spec?.containers ?? []) {
+      const cp = (c.ports ?? []).find((x: Obj) => x.name === tp);
+      if (cp) return Number(cp.containerPort);
+    }
+  }
+  return undefined;
+}
+
+export function serviceController(): Controller {
+  /** Selectors of the Services with one, by namespace, to find the Services a Pod change concerns. */
+  const selectors = new Map<string, Map<string, Record<string, string>>>();
+  const usedIPs = new Set<string>();
+  const usedPorts = new Set<number>();
+  let nextIP = 11;
+  let nextPort = 30000;
+  let nextLB = 1;
+  let seeded = false;
+
+  /** Learns the selectors, addresses and ports of a Service (from its events, and at the first reconcile). */
+  function learn(ns: string, name: string, o: Obj | undefined): void {
+    let m = selectors.get(ns);
+    if (!o || !o.spec?.selector) m?.delete(name);
+    else {
+      if (!m) selectors.set(ns, (m = new Map()));
+      m.set(name, o.spec.selector);
+    }
+    for (const ip of o?.spec?.clusterIPs ?? []) usedIPs.add(ip);
+    for (const p of o?.spec?.ports ?? []) if (p.nodePort) usedPorts.add(p.nodePort);
+  }
+
+  function allocIP(): string {
+    for (;;) {
+      const ip = serviceIP(nextIP++);
+      if (!usedIPs.has(ip)) {
+        usedIPs.add(ip);
+        return ip;
+      }
+    }
+  }
+  function allocPort(): number {
+    for (let i = 0; i < 2768; i++) {
+      const p = nextPort;
+      nextPort = nextPort >= 32767 ? 30000 : nextPort + 1;
+      if (!usedPorts.has(p)) {
+        usedPorts.add(p);
+        return p;
+      }
+    }
+    throw new Error('no free node port in 30000-32767');
+  }
+
+  /** Cluster IP, node ports, load-balancer ingress: true when the Service was written (it comes back). */
+  function allocate(rt: Runtime, svc: Obj): boolean {
+    const spec = svc.spec ?? (svc.spec = {});
+    const type = spec.type ?? 'ClusterIP';
+    let changed = false;
+    if (type !== 'ExternalName' && !spec.clusterIP) {
+      spec.clusterIP = allocIP();
+      spec.clusterIPs = [spec.clusterIP];
+      changed = true;
+    }
+    if (type === 'NodePort' || type === 'LoadBalancer') {
+      for (const p of spec.ports ?? []) {
+        if (!p.nodePort) {
+          p.nodePort = allocPort();
+          changed = true;
+        }
+      }
+    }
+    if (changed) {
+      rt.update(TKEY.services, svc, 'kube-apiserver');
+      return true;
+    }
+    if (type === 'LoadBalancer' && !svc.status?.loadBalancer?.ingress?.length) {
+      svc.status = { ...(svc.status ?? {}), loadBalancer: { ingress: [{ ip: `172.18.255.${nextLB++ % 250}`, ipMode: 'VIP' }] } };
+      rt.updateStatus(TKEY.services, svc, 'service-controller');
+    }
+    return false;
+  }
+
+  function endpoints(rt: Runtime, svc: Obj): void {
+    const ns = svc.metadata.namespace;
+    const name = svc.metadata.name;
+    const sel = svc.spec?.selector;
+    const slices = rt.owned(TKEY.endpointslices, svc.metadata.uid);
+    if (!sel || !Object.keys(sel).length || svc.spec?.type === 'ExternalName') {
+      // endpoints of a Service without selector are the user's
+      for (const s of slices) rt.remove(TKEY.endpointslices, ns, s.metadata.name, MANAGER);
+      return;
+    }
+    const pods = rt
+      .list(TKEY.pods, ns)
+      .filter((p) => !isTerminating(p) && p.status?.podIP && p.status?.phase === 'Running' && selectorMatches({ matchLabels: sel }, p.metadata.labels))
+      .sort((a, b) => String(a.metadata.name).localeCompare(String(b.metadata.name)));
+    const ports = (svc.spec?.ports ?? []).map((p: Obj) => ({ name: p.name ?? '', port: targetPort(p, pods), protocol: p.protocol ?? 'TCP', ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) }));
+    const ref = (p: Obj): Obj => ({ kind: 'Pod', namespace: ns, name: p.metadata.name, uid: p.metadata.uid });
+    const eps = pods.map((p) => {
+      const ready = isPodReady(p);
+      return { addresses: [p.status.podIP], conditions: { ready, serving: ready, terminating: false }, nodeName: p.spec.nodeName, targetRef: ref(p) };
+    });
+    const labels = { ...(svc.metadata.labels ?? {}), 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' };
+    const body: Obj = { addressType: 'IPv4', endpoints: eps, ports };
+    const [slice, ...extra] = slices;
+    for (const s of extra) rt.remove(TKEY.endpointslices, ns, s.metadata.name, MANAGER);
+    if (!slice) {
+      rt.create(
+        TKEY.endpointslices,
+        { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { generateName: `${name}-`, namespace: ns, labels, ownerReferences: [ownerRefTo(svc)] }, ...body },
+        MANAGER,
+      );
+    } else if (!deepEqual({ a: slice.addressType, e: slice.endpoints ?? [], p: slice.ports ?? [], l: slice.metadata.labels }, { a: body.addressType, e: eps, p: ports, l: labels })) {
+      rt.update(TKEY.endpointslices, { ...slice, ...body, metadata: { ...slice.metadata, labels } }, MANAGER);
+    }
+    // the Endpoints object of the same Pods (still read by older tools)
+    const addr = (p: Obj): Obj => ({ ip: p.status.podIP, nodeName: p.spec.nodeName, targetRef: ref(p) });
+    const ready = pods.filter(isPodReady).map(addr);
+    const notReady = pods.filter((p) => !isPodReady(p)).map(addr);
+    const subsetPorts = ports.filter((p: Obj) => p.port !== undefined);
+    const subsets = pods.length ? [{ ...(ready.length ? { addresses: ready } : {}), ...(notReady.length ? { notReadyAddresses: notReady } : {}), ports: subsetPorts }] : undefined;
+    const cur = rt.get(ENDPOINTS, ns, name);
+    const epLabels = { ...(svc.metadata.labels ?? {}), 'endpoints.kubernetes.io/managed-by': 'endpoint-controller' };
+    if (!cur) {
+      rt.create(ENDPOINTS, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace: ns, labels: epLabels }, ...(subsets ? { subsets } : {}) }, 'endpoint-controller');
+    } else if (!deepEqual(cur.subsets, subsets)) {
+      const next = { ...cur };
+      if (subsets) next.subsets = subsets;
+      else delete next.subsets;
+      rt.update(ENDPOINTS, next, 'endpoint-controller');
+    }
+  }
+
+  return {
+    name: 'service',
+    watches: {
+      [TKEY.services]: (ev: StoreEvent, rt: Runtime) => {
+        const o = rt.objectOf(ev);
+        if (ev.type === 'DELETED') {
+          learn(ev.ns, ev.name, undefined);
+          for (const ip of o.spec?.clusterIPs ?? []) usedIPs.delete(ip);
+          for (const p of o.spec?.ports ?? []) if (p.nodePort) usedPorts.delete(p.nodePort);
+          return undefined;
+        }
+        learn(ev.ns, ev.name, o);
+        return key(ev.ns, ev.name);
+      },
+      [TKEY.pods]: (ev: StoreEvent) => {
+        const m = selectors.get(ev.ns);
+        if (!m?.size) return undefined;
+        const out: string[] = [];
+        for (const [svc, sel] of m) {
+          if (selectorMatches({ matchLabels: sel }, ev.labels) || (ev.prevLabels && selectorMatches({ matchLabels: sel }, ev.prevLabels))) out.push(key(ev.ns, svc));
+        }
+        return out;
+      },
+    },
+    resync: [TKEY.services],
+    reconcile(k: string, rt: Runtime) {
+      const [ns, name] = splitKey(k);
+      if (!seeded) {
+        seeded = true;
+        for (const o of rt.list(TKEY.services)) learn(o.metadata.namespace, o.metadata.name, o);
+      }
+      const svc = rt.get(TKEY.services, ns, name);
+      if (!svc || isTerminating(svc)) return;
+      if (allocate(rt, svc)) return;
+      endpoints(rt, svc);
+    },
+  };
+}
