@@ -2,11 +2,12 @@
 // over HTTPS, the seconds until all are Available, and the server's RSS with them against a sandbox with
 // the controllers off storing the same objects (Deployments, ReplicaSets, Pods with their status).
 // Run alone: node --import tsx bench/sandbox-workloads.ts [--deployments N]; bench/sandbox.ts runs it too.
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Figure } from './figures.js';
+import { caller, forkWithMessages, type Call } from './child-server.js';
 
 const NS = 'bench';
 const CONCURRENCY = 16;
@@ -14,7 +15,7 @@ const CONCURRENCY = 16;
 interface Server {
   child: ChildProcess;
   next(): Promise<any>;
-  call(method: string, path: string, body?: string, contentType?: string): Promise<{ status: number; body: Buffer }>;
+  call: Call;
   /** A watch: each event parsed, handed to `onEvent`. */
   stream(path: string, onEvent: (ev: any) => void): { destroy(): void };
   close(): void;
@@ -43,31 +44,10 @@ async function serverMain(controllers: boolean): Promise<void> {
 }
 
 async function startServer(controllers: boolean): Promise<Server> {
-  const child = fork(fileURLToPath(import.meta.url), ['--workload-server', ...(controllers ? ['--controllers'] : [])], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const messages: any[] = [];
-  const waiters: ((m: any) => void)[] = [];
-  child.on('message', (m) => {
-    const w = waiters.shift();
-    if (w) w(m);
-    else messages.push(m);
-  });
-  const next = (): Promise<any> => new Promise((resolve) => (messages.length ? resolve(messages.shift()) : waiters.push(resolve)));
+  const { child, next } = forkWithMessages(fileURLToPath(import.meta.url), ['--workload-server', ...(controllers ? ['--controllers'] : [])], ['--import', 'tsx', '--expose-gc']);
   const { url, token, ca } = await next();
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: [ca] });
-  const call: Server['call'] = (method, path, body, contentType = 'application/json') =>
-    new Promise((resolve, reject) => {
-      const req = request(new URL(path, url), { method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': contentType } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const call = caller(request, agent, url, token);
   const stream: Server['stream'] = (path, onEvent) => {
     const req = request(new URL(path, url), { agent: new Agent({ ca: [ca] }), headers: { authorization: `Bearer ${token}` } }, (res) => {
       let buf = '';

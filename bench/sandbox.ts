@@ -3,13 +3,13 @@
 // Run: node --import tsx bench/sandbox.ts [--objects N] [--watchers N] [--no-controllers] [--deployments N]
 // The API server runs in a child process so that its resident memory is measured on its own; it runs the
 // simulated controllers (as the sandbox command does) unless --no-controllers.
-import { fork, type ChildProcess } from 'node:child_process';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { emitFigures } from './figures.js';
 import { runWorkloads } from './sandbox-workloads.js';
+import { caller, forkWithMessages } from './child-server.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, def: number): number => {
@@ -90,36 +90,18 @@ function quantile(sorted: number[], q: number): number {
 }
 
 async function parentMain(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--server', ...(PLAIN ? ['--http'] : []), ...(CONTROLLERS ? [] : ['--no-controllers'])], {
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const messages: any[] = [];
-  const waiters: ((m: any) => void)[] = [];
-  child.on('message', (m) => {
-    const w = waiters.shift();
-    if (w) w(m);
-    else messages.push(m);
-  });
-  const next = (): Promise<any> => new Promise((resolve) => (messages.length ? resolve(messages.shift()) : waiters.push(resolve)));
+  const { child, next } = forkWithMessages(
+    fileURLToPath(import.meta.url),
+    ['--server', ...(PLAIN ? ['--http'] : []), ...(CONTROLLERS ? [] : ['--no-controllers'])],
+    ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+  );
   const ready = await next();
   const { url, token, ca } = ready as { url: string; token: string; ca: string };
   const Agent = (PLAIN ? HttpAgent : HttpsAgent) as typeof HttpsAgent;
   const request = (PLAIN ? httpRequest : httpsRequest) as typeof httpsRequest;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: [ca] });
   const headers = { authorization: `Bearer ${token}` };
-
-  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> =>
-    new Promise((resolve, reject) => {
-      const req = request(new URL(path, url), { method, agent, headers: { ...headers, 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const call = caller(request, agent, url, token);
 
   // ---- warm-up, so that the memory baseline includes the steady-state runtime (JIT, buffers, young
   // generation) and the figure below is the marginal memory of stored objects
