@@ -48,6 +48,12 @@ function count(o: unknown): number {
   return o && typeof o === 'object' ? Object.keys(o).length : 0;
 }
 
+/** Access modes as kubectl abbreviates them: RWO,ROX,RWX,RWOP. */
+function accessModes(modes: unknown): string {
+  const short: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };
+  return Array.isArray(modes) ? modes.map((m) => short[m] ?? String(m)).join(',') : '';
+}
+
 /** metav1.FormatLabelSelector: `app=web,tier in (a,b)`, `<none>` when empty. */
 function formatSelector(sel: any): string {
   if (!sel || typeof sel !== 'object') return '<none>';
@@ -118,10 +124,100 @@ function builtinColumns(kind: string): Column[] {
       return [NAME, col('Created At', (o) => o.metadata?.creationTimestamp ?? '', 'date')];
     case 'Lease':
       return [NAME, col('Holder', (o) => o.spec?.holderIdentity ?? ''), AGE];
+    case 'ReplicaSet':
+      return [
+        NAME,
+        col('Desired', (o) => o.spec?.replicas ?? 1, 'integer'),
+        col('Current', (o) => o.status?.replicas ?? 0, 'integer'),
+        col('Ready', (o) => o.status?.readyReplicas ?? 0, 'integer'),
+        AGE,
+        ...containerColumns((o) => o.spec?.template?.spec),
+        SELECTOR,
+      ];
+    case 'DaemonSet':
+      return [
+        NAME,
+        col('Desired', (o) => o.status?.desiredNumberScheduled ?? 0, 'integer'),
+        col('Current', (o) => o.status?.currentNumberScheduled ?? 0, 'integer'),
+        col('Ready', (o) => o.status?.numberReady ?? 0, 'integer'),
+        col('Up-to-date', (o) => o.status?.updatedNumberScheduled ?? 0, 'integer'),
+        col('Available', (o) => o.status?.numberAvailable ?? 0, 'integer'),
+        col('Node Selector', (o) => Object.entries(o.spec?.template?.spec?.nodeSelector ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(',') || '<none>'),
+        AGE,
+        ...containerColumns((o) => o.spec?.template?.spec),
+        SELECTOR,
+      ];
+    case 'Node':
+      return [
+        NAME,
+        col('Status', (o) => {
+          const ready = (o.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+          const s = ready?.status === 'True' ? 'Ready' : ready ? 'NotReady' : 'Unknown';
+          return o.spec?.unschedulable ? `${s},SchedulingDisabled` : s;
+        }),
+        col('Roles', (o) => Object.keys(o.metadata?.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice(24)).sort().join(',') || '<none>'),
+        AGE,
+        col('Version', (o) => o.status?.nodeInfo?.kubeletVersion ?? ''),
+        col('Internal-IP', (o) => (o.status?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address ?? '<none>', 'string', 1),
+        col('External-IP', (o) => (o.status?.addresses ?? []).find((a: any) => a.type === 'ExternalIP')?.address ?? '<none>', 'string', 1),
+        col('OS-Image', (o) => o.status?.nodeInfo?.osImage ?? '<unknown>', 'string', 1),
+        col('Kernel-Version', (o) => o.status?.nodeInfo?.kernelVersion ?? '<unknown>', 'string', 1),
+        col('Container-Runtime', (o) => o.status?.nodeInfo?.containerRuntimeVersion ?? '<unknown>', 'string', 1),
+      ];
+    case 'PersistentVolumeClaim':
+      return [
+        NAME,
+        col('Status', (o) => o.status?.phase ?? 'Pending'),
+        col('Volume', (o) => o.spec?.volumeName ?? ''),
+        col('Capacity', (o) => o.status?.capacity?.storage ?? ''),
+        col('Access Modes', (o) => accessModes(o.status?.accessModes)),
+        col('StorageClass', (o) => o.spec?.storageClassName ?? '<unset>'),
+        AGE,
+        col('VolumeMode', (o) => o.spec?.volumeMode ?? 'Filesystem', 'string', 1),
+      ];
+    case 'PersistentVolume':
+      return [
+        NAME,
+        col('Capacity', (o) => o.spec?.capacity?.storage ?? ''),
+        col('Access Modes', (o) => accessModes(o.spec?.accessModes)),
+        col('Reclaim Policy', (o) => o.spec?.persistentVolumeReclaimPolicy ?? 'Retain'),
+        col('Status', (o) => o.status?.phase ?? 'Pending'),
+        col('Claim', (o) => (o.spec?.claimRef ? `${o.spec.claimRef.namespace}/${o.spec.claimRef.name}` : '')),
+        col('StorageClass', (o) => o.spec?.storageClassName ?? ''),
+        col('Reason', (o) => o.status?.reason ?? ''),
+        AGE,
+        col('VolumeMode', (o) => o.spec?.volumeMode ?? 'Filesystem', 'string', 1),
+      ];
+    case 'EndpointSlice':
+      return [
+        NAME,
+        col('AddressType', (o) => o.addressType ?? ''),
+        col('Ports', (o) => (o.ports ?? []).map((p: any) => String(p.port ?? '')).join(',') || '<unset>'),
+        col('Endpoints', (o) => {
+          const all = (o.endpoints ?? []).flatMap((e: any) => e.addresses ?? []);
+          return all.length ? all.slice(0, 3).join(',') + (all.length > 3 ? ` + ${all.length - 3} more...` : '') : '<unset>';
+        }),
+        AGE,
+      ];
+    case 'CronJob':
+      return [
+        NAME,
+        col('Schedule', (o) => o.spec?.schedule ?? ''),
+        col('Timezone', (o) => o.spec?.timeZone ?? '<none>'),
+        col('Suspend', (o) => String(o.spec?.suspend ?? false), 'boolean'),
+        col('Active', (o) => (o.status?.active ?? []).length, 'integer'),
+        col('Last Schedule', (o) => (o.status?.lastScheduleTime ? humanDuration(Date.now() - Date.parse(o.status.lastScheduleTime)) : '<none>')),
+        AGE,
+        ...containerColumns((o) => o.spec?.jobTemplate?.spec?.template?.spec),
+      ];
     case 'Job':
       return [
         NAME,
-        col('Status', (o) => (o.status?.succeeded ? 'Complete' : 'Running')),
+        col('Status', (o) => {
+          const conds: any[] = o.status?.conditions ?? [];
+          const has = (t: string): boolean => conds.some((c) => c.type === t && c.status === 'True');
+          return has('Failed') ? 'Failed' : has('Complete') ? 'Complete' : o.spec?.suspend ? 'Suspended' : 'Running';
+        }),
         col('Completions', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`),
         AGE,
         ...containerColumns((o) => o.spec?.template?.spec),

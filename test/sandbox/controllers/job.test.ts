@@ -51,6 +51,7 @@ test('a Job whose Pods carry sandbox.addon-operator.io/fail fails after backoffL
   assert.equal(failed?.status, 'True');
   assert.equal(failed?.reason, 'BackoffLimitExceeded');
   assert.equal(j.status?.conditions?.find((x) => x.type === 'Complete'), undefined);
+  assert.match((await c.kubectl(['get', 'job', 'bad'])).stdout, /bad\s+Failed\s+0\/1/);
   const pods = (await c.core.listNamespacedPod({ namespace: 'default', labelSelector: 'job-name=bad' })).items;
   assert.equal(pods.length, 2);
   assert.ok(pods.every((p) => p.status?.phase === 'Failed' && p.status?.containerStatuses?.[0].state?.terminated?.exitCode === 1));

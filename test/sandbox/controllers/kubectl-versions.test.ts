@@ -1,5 +1,5 @@
 // kubectl rollout status, kubectl wait --for=condition=ready pod, --for=condition=available and
-// --for=condition=complete against the simulated controllers, with every kubectl 1.27-1.33 of this
+// --for=condition=complete against the simulated controllers, and the clear error of logs and exec, with every kubectl 1.27-1.33 of this
 // machine (one sandbox, one namespace per version). Versions absent here are skipped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,5 +47,11 @@ test('every kubectl version: rollout status, wait for ready Pods, an Available D
     await run(['wait', '--for=condition=ready', 'pod', '-l', 'app=web', '--timeout=60s']);
     await run(['wait', '--for=condition=available', 'deployment/web', '--timeout=60s']);
     await run(['wait', '--for=condition=complete', 'job/hook', '--timeout=60s']);
+    // no container runs: logs and exec say so at once
+    for (const args of [['logs', 'deployment/web'], ['exec', 'deployment/web', '--', 'true']]) {
+      const r = await c.kubectl(['-n', ns, ...args], undefined, bin);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /not supported by the addon-operator sandbox/, `kubectl ${version} ${args[0]}`);
+    }
   }
 });

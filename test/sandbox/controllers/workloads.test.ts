@@ -51,6 +51,9 @@ spec:
     assert.equal(pv.status?.phase, 'Bound');
     assert.equal(pv.spec?.claimRef?.name, p.metadata?.name);
   }
+  const table = await c.kubectl(['get', 'pvc,pv']);
+  assert.match(table.stdout, /data-db-0\s+Bound\s+pvc-\S+\s+2Gi\s+RWO/);
+  assert.match(table.stdout, /pvc-\S+\s+2Gi\s+RWO\s+Delete\s+Bound\s+default\/data-db-0/);
   // a template change rolls the Pods to the new revision
   const s = await c.kubectl(['set', 'image', 'statefulset/db', 'main=postgres:17']);
   assert.equal(s.code, 0, s.stderr);
@@ -96,6 +99,9 @@ metadata:
   assert.equal(ds.status?.updatedNumberScheduled, 2);
   const pods = (await c.core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=agent' })).items;
   assert.deepEqual(pods.map((p) => p.spec?.nodeName).sort(), ['sandbox-node', 'worker-2']);
+  const tables = await c.kubectl(['get', 'nodes,daemonsets']);
+  assert.match(tables.stdout, /worker-2\s+Ready\s+<none>/);
+  assert.match(tables.stdout, /agent\s+2\s+2\s+2\s+2\s+2\s+kubernetes.io\/os=linux/);
   const node = await c.core.readNode({ name: 'worker-2' });
   assert.equal(node.status?.conditions?.find((x) => x.type === 'Ready')?.status, 'True');
 });
