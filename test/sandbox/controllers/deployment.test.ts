@@ -169,7 +169,7 @@ test('a Deployment whose ReplicaSet cannot be created gets Progressing=False Rep
   const c = await cluster();
   // a valid Deployment name that leaves no room for the ReplicaSet's `-<pod-template-hash>` suffix
   const long = 'd'.repeat(250);
-  await c.apply(deployment(long, 1));
+  await c.apply(deployment(long, 1).replaceAll(`app: ${long}`, 'app: long'));
   await waitFor(async () => {
     const d = await c.apps.readNamespacedDeployment({ name: long, namespace: 'default' });
     return d.status?.conditions?.find((x) => x.type === 'Progressing')?.reason === 'ReplicaSetCreateError';
