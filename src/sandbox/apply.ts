@@ -27,9 +27,20 @@ const SKIP_META = new Set([
 
 const SEP = '\u0001';
 
+/** Defaults of key fields the schema declares (a port's `protocol`), used where an item omits them. */
+const KEY_DEFAULTS: Record<string, unknown> = { protocol: 'TCP' };
+
+/** A key field of a keyed list item, its schema default when the item omits it. */
+function keyField(item: Record<string, any>, name: string): unknown {
+  return item[name] ?? KEY_DEFAULTS[name];
+}
+
 function keyOf(item: Record<string, any>, keys: string[]): string {
   const k: Record<string, unknown> = {};
-  for (const name of keys) if (item[name] !== undefined) k[name] = item[name];
+  for (const name of keys) {
+    const v = keyField(item, name);
+    if (v !== undefined) k[name] = v;
+  }
   return 'k:' + JSON.stringify(k);
 }
 
@@ -86,7 +97,7 @@ function getAt(obj: unknown, path: string): unknown {
     } else if (seg.startsWith('k:')) {
       if (!Array.isArray(cur)) return undefined;
       const key = JSON.parse(seg.slice(2)) as Record<string, unknown>;
-      cur = cur.find((it) => isObject(it) && Object.entries(key).every(([k, v]) => deepEqual(it[k], v)));
+      cur = cur.find((it) => isObject(it) && Object.entries(key).every(([k, v]) => deepEqual(keyField(it, k), v)));
     } else return undefined;
   }
   return cur;
@@ -126,7 +137,7 @@ function removeLeaf(obj: any, segs: string[]): void {
     } else if (seg.startsWith('k:')) {
       if (!Array.isArray(cur)) return;
       const key = JSON.parse(seg.slice(2)) as Record<string, unknown>;
-      const idx = cur.findIndex((it) => isObject(it) && Object.entries(key).every(([k, v]) => deepEqual(it[k], v)));
+      const idx = cur.findIndex((it) => isObject(it) && Object.entries(key).every(([k, v]) => deepEqual(keyField(it, k), v)));
       if (idx < 0) return;
       if (last) {
         cur.splice(idx, 1);
@@ -267,7 +278,7 @@ function ssaMerge(cur: unknown, applied: unknown, fields: string[], keyFn: KeyFn
     if (keys && keys[0] !== '$primitive' && Array.isArray(cur) && applied.every(isObject)) {
       const out = cur.slice();
       for (const item of applied) {
-        const idx = out.findIndex((x) => isObject(x) && keys.every((k) => deepEqual(x[k], item[k])));
+        const idx = out.findIndex((x) => isObject(x) && keys.every((k) => deepEqual(keyField(x, k), keyField(item, k))));
         if (idx >= 0) out[idx] = ssaMerge(out[idx], item, fields, keyFn);
         else out.push(clone(item));
       }

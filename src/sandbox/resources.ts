@@ -24,6 +24,7 @@ import { GarbageCollector } from './gc.js';
 import { validateCustomResource } from './schema.js';
 import { setCrdStatus, validateName, validateObject, validateUpdate } from './validation.js';
 import { fieldSubject, type FieldSelector, type LabelSelector, type Labels } from './selectors.js';
+import { ServiceAllocator, applyDefaults, prepareForCreate, prepareForUpdate } from './defaults/index.js';
 
 export interface WriteContext {
   /** fieldManager query parameter, or a name derived from the User-Agent. */
@@ -113,10 +114,14 @@ export class Resources {
   /** Background deletion of dependents (ownerReferences). */
   readonly gc: GarbageCollector;
 
+  /** The ClusterIPs and node ports Services hold. */
+  readonly services: ServiceAllocator;
+
   constructor(
     readonly registry: Registry,
     readonly store: Store,
   ) {
+    this.services = new ServiceAllocator(store);
     this.gc = new GarbageCollector(store, registry, (t, ns, name) => this.delete(t, t.versions[0], ns, name, {}, { manager: 'garbage-collector' }));
   }
 
@@ -237,6 +242,7 @@ export class Resources {
   }
 
   private commitNew(t: ResourceType, o: any, dryRun: boolean | undefined): WriteResult {
+    prepareForCreate(t, o, this.services);
     const meta = metaOf(o);
     const rv = this.store.nextRV();
     meta.resourceVersion = String(rv);
@@ -314,7 +320,7 @@ export class Resources {
     if (!t.builtin) {
       applySchemaDefaults(o, t.schemas?.[version]);
       validateCustomResource(t, version, o);
-    }
+    } else applyDefaults(t, o);
     validateObject(t, o, this.registry);
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') setCrdStatus(o);
     return o;
@@ -389,6 +395,8 @@ export class Resources {
     subresource: string | undefined,
     managedDone: boolean,
   ): WriteResult {
+    applyDefaults(t, next);
+    prepareForUpdate(t, next, old, this.services);
     const m = metaOf(next);
     if (t.kind === 'Namespace' && t.group === '' && m.labels?.['kubernetes.io/metadata.name'] !== m.name) {
       m.labels = { ...(m.labels ?? {}), 'kubernetes.io/metadata.name': m.name };

@@ -1,6 +1,6 @@
 /** Validation of names and objects (422 Invalid), and what the API server writes into a CRD's status. */
 import { invalid } from './errors.js';
-import { isObject } from './json.js';
+import { deepEqual, isObject } from './json.js';
 import type { Registry, ResourceType } from './registry.js';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -144,7 +144,7 @@ export function validateUpdate(t: ResourceType, old: any, next: any): void {
   const refuse = (field: string, message = 'field is immutable'): never => {
     throw invalid(t.group, t.kind, name, [{ field, message: `Invalid value: ${message}` }]);
   };
-  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  const same = deepEqual;
   if (old?.metadata?.deletionTimestamp) {
     const before = new Set<string>(Array.isArray(old.metadata.finalizers) ? old.metadata.finalizers : []);
     const added = (Array.isArray(next?.metadata?.finalizers) ? (next.metadata.finalizers as string[]) : []).filter((f) => !before.has(f));

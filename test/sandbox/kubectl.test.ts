@@ -101,7 +101,11 @@ test('kubectl: create, apply, get -o yaml, label, annotate, patch (all types), r
     assert.match(await run(['create', 'serviceaccount', 'bot', '-n', 'team']), /serviceaccount\/bot created/);
     assert.match(await run(['create', 'deployment', 'gen', '-n', 'team', '--image=nginx', '--port=80', '--replicas=2']), /deployment.apps\/gen created/);
     const gen = parse(await run(['get', 'deploy', 'gen', '-n', 'team', '-o', 'yaml']));
-    assert.deepEqual(gen.spec.template.spec.containers, [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }], resources: {} }]);
+    // with the API server's defaults, as a real cluster shows them
+    assert.deepEqual(gen.spec.template.spec.containers, [
+      { name: 'nginx', image: 'nginx', imagePullPolicy: 'Always', ports: [{ containerPort: 80, protocol: 'TCP' }], resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' },
+    ]);
+    assert.deepEqual(gen.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } });
     assert.equal(gen.spec.replicas, 2);
     assert.match(await run(['create', 'service', 'clusterip', 'svc', '-n', 'team', '--tcp=80:8080']), /service\/svc created/);
     assert.equal((await run(['get', 'svc', 'svc', '-n', 'team', '-o', 'jsonpath={.spec.ports[0].targetPort}'])).trim(), '8080');
