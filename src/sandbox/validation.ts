@@ -2,6 +2,7 @@
 import { invalid } from './errors.js';
 import { deepEqual, isObject } from './json.js';
 import type { Registry, ResourceType } from './registry.js';
+import { workloadCauses } from './workload-validation.js';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -74,6 +75,10 @@ export function validateObject(t: ResourceType, o: any, registry: Registry): voi
     }
   }
   if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') validateCrd(o, registry);
+  if (t.builtin) {
+    const causes = workloadCauses(t.group, t.kind, o);
+    if (causes.length) throw invalid(t.group, t.kind, meta.name, causes);
+  }
 }
 
 function validateCrd(o: any, registry: Registry): void {

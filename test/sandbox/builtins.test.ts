@@ -34,7 +34,7 @@ const KINDS: Kind[] = [
   { apiVersion: 'apps/v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true, body: { spec: { selector, template, serviceName: 's' } } },
   { apiVersion: 'apps/v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true, body: { spec: { selector, template } } },
   { apiVersion: 'batch/v1', plural: 'jobs', kind: 'Job', namespaced: true, body: { spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } } } },
-  { apiVersion: 'batch/v1', plural: 'cronjobs', kind: 'CronJob', namespaced: true, body: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: podSpec } } } } } },
+  { apiVersion: 'batch/v1', plural: 'cronjobs', kind: 'CronJob', namespaced: true, body: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { ...podSpec, restartPolicy: 'OnFailure' } } } } } } },
   { apiVersion: 'rbac.authorization.k8s.io/v1', plural: 'roles', kind: 'Role', namespaced: true, body: { rules: [] } },
   { apiVersion: 'rbac.authorization.k8s.io/v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true, body: { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' } } },
   { apiVersion: 'rbac.authorization.k8s.io/v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false, body: { rules: [] } },

@@ -226,8 +226,8 @@ test('cluster-scoped kinds and built-in groups: rbac, nodes, leases, batch, poli
     assert.equal(renewed.spec!.holderIdentity, 'b');
     assert.equal((await failure(leases.replaceNamespacedLease({ name: 'leader', namespace: 'kube-system', body: l }))).code, 409);
     const made = [
-      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: 'default' }, spec: { template: { spec: { containers: [], restartPolicy: 'Never' } } } },
-      { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'cj', namespace: 'default' }, spec: { schedule: '* * * * *', jobTemplate: {} } },
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: 'default' }, spec: { template: { spec: { containers: [{ name: 'c', image: 'x:1' }], restartPolicy: 'Never' } } } },
+      { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'cj', namespace: 'default' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'x:1' }], restartPolicy: 'OnFailure' } } } } } },
       { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb', namespace: 'default' }, spec: { minAvailable: 1 } },
       { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np', namespace: 'default' }, spec: {} },
       { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'ing', namespace: 'default' }, spec: {} },
@@ -235,9 +235,9 @@ test('cluster-scoped kinds and built-in groups: rbac, nodes, leases, batch, poli
       { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 },
       { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h', namespace: 'default' }, spec: { maxReplicas: 3, scaleTargetRef: { kind: 'Deployment', name: 'web' } } },
       { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'vw' }, webhooks: [] },
-      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'ss', namespace: 'default' }, spec: { selector: {}, template: {}, serviceName: 's' } },
-      { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'ds', namespace: 'default' }, spec: { selector: {}, template: {} } },
-      { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs', namespace: 'default' }, spec: { selector: {}, template: {} } },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'ss', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }, serviceName: 's' } },
+      { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'ds', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'x:1' }] } } } },
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'x:1' }] } } } },
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'default' } },
       { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc', namespace: 'default' }, spec: { ports: [{ port: 80 }] } },
       { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'pvc', namespace: 'default' }, spec: {} },
@@ -326,7 +326,11 @@ test('immutable fields: immutable ConfigMaps, Deployment selectors', async () =>
     await core.replaceNamespacedConfigMap({ name: 'frozen', namespace: 'default', body: { ...c, metadata: { ...c.metadata, labels: { x: 'y' } } } });
     const d = await apps.createNamespacedDeployment({ namespace: 'default', body: deployment('sel') });
     const g = await failure(
-      apps.replaceNamespacedDeployment({ name: 'sel', namespace: 'default', body: { ...d, spec: { ...d.spec!, selector: { matchLabels: { app: 'other' } } } } }),
+      apps.replaceNamespacedDeployment({
+        name: 'sel',
+        namespace: 'default',
+        body: { ...d, spec: { ...d.spec!, selector: { matchLabels: { app: 'other' } }, template: { ...d.spec!.template, metadata: { labels: { app: 'other' } } } } },
+      }),
     );
     assert.equal(g.code, 422);
     assert.equal(g.status.details.causes[0].field, 'spec.selector');
