@@ -41,7 +41,7 @@ test('AlreadyExists (409) on create', async () => {
     const f = await failure(core.createNamespacedConfigMap({ namespace: 'default', body: cm('a') }));
     assert.deepEqual(status(f), failed(409, 'AlreadyExists', 'configmaps "a" already exists'));
     assert.deepEqual(f.status.details, { name: 'a', kind: 'configmaps' });
-    const dep = { metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [] } } } };
+    const dep = { metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x:1' }] } } } };
     await apps.createNamespacedDeployment({ namespace: 'default', body: dep });
     const g = await failure(apps.createNamespacedDeployment({ namespace: 'default', body: dep }));
     assert.deepEqual(status(g), failed(409, 'AlreadyExists', 'deployments.apps "d" already exists'));
