@@ -5,7 +5,7 @@
  */
 import type { StatusCause } from './errors.js';
 import { isObject } from './json.js';
-import { parseLabelSelector, selectorObjectToString } from './selectors.js';
+import { selectorMatches } from './controllers/runtime.js';
 
 type Causes = StatusCause[];
 
@@ -31,16 +31,6 @@ const notSupported = (field: string, value: unknown, supported: string[]): Statu
 function nonNegative(spec: any, key: string, path: string, out: Causes): void {
   const v = spec?.[key];
   if (typeof v === 'number' && v < 0) out.push(invalidValue(`${path}.${key}`, v, 'must be greater than or equal to 0'));
-}
-
-/** Whether a label selector object selects these labels (an invalid selector selects nothing). */
-function selects(sel: any, labels: unknown): boolean {
-  try {
-    const match = parseLabelSelector(selectorObjectToString(sel));
-    return !match || match(isObject(labels) ? (labels as Record<string, string>) : undefined);
-  } catch {
-    return false;
-  }
 }
 
 function podTemplateSpec(tpl: any, path: string, restartPolicies: string[], out: Causes): void {
@@ -74,7 +64,7 @@ function replicated(o: any, what: string, out: Causes): void {
   if (!isObject(spec.template)) out.push(required('spec.template'));
   else {
     // no selector selects nothing; an empty one everything
-    if (!empty && !(isObject(sel) && selects(sel, spec.template.metadata?.labels))) {
+    if (!empty && !(isObject(sel) && selectorMatches(sel, isObject(spec.template.metadata?.labels) ? spec.template.metadata.labels : undefined))) {
       out.push(invalidValue('spec.template.metadata.labels', spec.template.metadata?.labels, '`selector` does not match template `labels`'));
     }
     podTemplateSpec(spec.template, 'spec.template', ['Always'], out);
