@@ -4,6 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { closeConnections } from '../../src/kube/connections.js';
 import { clientLimit, cloneClient, configureClient, isApiStatus, KubeApiError, requestJson, retryDelay, watchStream } from '../../src/kube/http.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CM_PATH = '/api/v1/namespaces/default/configmaps';
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
@@ -31,7 +32,7 @@ test('one token bucket for every request of a client: a burst, then qps; a watch
   // the bucket is empty now: a watch goes at once (client-go does not rate-limit watches)
   const watch = watchStream(kc, CM_PATH, { timeoutSeconds: 30 }, () => undefined, ac.signal);
   await gets;
-  while (sandbox.requests.length < 7) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => sandbox.requests.length >= 7, 'the six gets and the watch to reach the API server');
   const ts = times(sandbox);
   const span = Math.max(...ts) - start;
   assert.ok(span >= 4 * 100 - 5, `6 requests at 10/s after a burst of 2: the last one ≥ 400 ms after the start (${span} ms)`);
@@ -90,7 +91,7 @@ test('a request the server does not answer fails after timeoutMs (a half-open co
   configureClient(kc, { maxRetries: 3, retryInitialMs: 50 });
   sandbox.clearRequestLog();
   const list = requestJson<{ items: unknown[] }>(kc, 'GET', CM_PATH);
-  while (sandbox.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => sandbox.requests.length >= 1, 'the list to reach the API server');
   sandbox.setLatency(0);
   assert.deepEqual((await list).items, []);
 });

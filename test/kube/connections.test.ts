@@ -13,6 +13,7 @@ import { closeConnections, configureConnections, connectionStats } from '../../s
 import { requestJson, watchStream } from '../../src/kube/http.js';
 import { Registry } from 'prom-client';
 import { registerKubeConnectionMetrics } from '../../src/metrics/kube-connection-metrics.js';
+import { waitFor } from '../helpers/wait.js';
 
 function stats(server: string) {
   return connectionStats().find((s) => s.server === server) ?? { server, handshakes: 0, sockets: 0 };
@@ -45,8 +46,7 @@ test('requests to the sandbox reuse connections: sequential ones one socket, con
   const events: string[] = [];
   const watching = watchStream(kc, CM_PATH, { resourceVersion: sandbox.resourceVersion() }, (e) => events.push(`${e.type} ${(e.object.metadata as { name: string }).name}`), ac.signal);
   await requestJson(kc, 'POST', CM_PATH, {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late' } });
-  const end = Date.now() + 5000;
-  while (!events.length && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => events.length > 0, 'the watch to see the ConfigMap');
   ac.abort();
   await watching;
   assert.deepEqual(events, ['ADDED late']);
