@@ -5,10 +5,13 @@
 // the password kept, then unchanged again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { HelmReleases } from '../../src/helm/release-engine.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, getObject, releaseSecrets, secretPayload } from './helpers.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { operatorSeed, sandboxPorts } from '../helpers/sandbox-ports.js';
+import { scenario, settle } from '../operator/helpers.js';
 
 const NS = 'apps';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -88,4 +91,33 @@ test('a chart file changed with the values unchanged is upgraded once, then unch
   assert.equal(await helm.upgradeInstall(req), 'upgraded');
   assert.equal((await getObject(kc, `/api/v1/namespaces/${NS}/configmaps/sub`)).data.b, '2');
   assert.equal(await helm.upgradeInstall(req), 'unchanged');
+});
+
+test('under the operator: the password chart as a module is installed by the first converge and left alone by three more operator starts (no new revision, no object written)', async (t) => {
+  const OPNS = 'addons';
+  const sandbox = await startSandbox({ seedObjects: operatorSeed(OPNS) });
+  t.after(() => sandbox.stop());
+  const dir = chartDir();
+  const templates = Object.fromEntries(readdirSync(`${dir}/templates`).map((f) => [`modules/001-vault/templates/${f}`, readFileSync(`${dir}/templates/${f}`, 'utf8')]));
+  const converge = async () => {
+    const ports = sandboxPorts(sandbox.kubeconfigPath, OPNS);
+    const s = await scenario({
+      files: () => ({ 'modules/values.yaml': 'vaultEnabled: true\nvault:\n  size: 1\n', 'modules/001-vault/Chart.yaml': 'name: vault\nversion: 0.1.0\n', ...templates }),
+      operator: { kube: ports.kube, helm: ports.helm, config: ports.config, namespace: OPNS },
+    });
+    await s.op.start();
+    await s.op.converge.whenFirstDone();
+    await settle(s.op);
+    await s.op.stop();
+    return ports.kc;
+  };
+  const kc = await converge();
+  const secretPath = `/api/v1/namespaces/${OPNS}/secrets/vault-pass`;
+  const cmPath = `/api/v1/namespaces/${OPNS}/configmaps/vault-info`;
+  assert.equal((await getObject(kc, cmPath)).data.install, 'true');
+  const versions = async () => [(await getObject(kc, secretPath)).metadata.resourceVersion, (await getObject(kc, cmPath)).metadata.resourceVersion];
+  const before = await versions();
+  for (let i = 0; i < 3; i++) await converge();
+  assert.deepEqual(await versions(), before, 'no object was written');
+  assert.deepEqual((await releaseSecrets(kc, OPNS, 'vault')).map((s) => s.metadata.labels.version), ['1'], 'no new revision');
 });
