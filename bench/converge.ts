@@ -8,7 +8,7 @@
  * timed apart and not counted in the ratio: the baseline spawns only the runs.
  * Run: node --import tsx bench/converge.ts [modules] [rounds]
  */
-import { spawn } from 'node:child_process';
+import { spawnOnce } from './processes.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,16 +80,6 @@ async function converge(root: string): Promise<{ configMs: number; convergeMs: n
   await op.stop();
   if (manager.enabledModules.length !== MODULES) throw new Error(`expected ${MODULES} enabled modules, got ${manager.enabledModules.length}`);
   return { configMs, convergeMs };
-}
-
-function spawnOnce(file: string, env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(file, [], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    c.stdout.resume();
-    c.stderr.resume();
-    c.on('error', reject);
-    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
-  });
 }
 
 /** The same hook processes, spawned one after another with files prepared once. */

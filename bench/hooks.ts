@@ -1,7 +1,8 @@
 /**
  * bench/hooks: 1,000 runs of a small bash hook that reads $VALUES_PATH (200 KB of values) and writes a
  * one-op patch, through the hook engine, against spawning the same script 1,000 times directly with
- * the same files prepared once. Target (issue 5): engine ≤ 1.25× the direct spawns. The same work as
+ * the same files prepared once and the same environment (the operator's, as hooks inherit it). Target
+ * (issue 38; 1.25× in issue 5): engine ≤ 1.05× the direct spawns. The same work as
  * an in-process hook: target at least 50× faster than the shell path.
  * Run: node --import tsx bench/hooks.ts [runs]
  */
@@ -97,11 +98,11 @@ try {
 
   console.log(`  direct spawns:   ${(directMs / RUNS).toFixed(2)} ms per run`);
   console.log(`  through engine:  ${(engineMs / RUNS).toFixed(2)} ms per run`);
-  console.log(`  ratio engine/direct: ${(engineMs / directMs).toFixed(3)}x (target <= 1.25x)`);
+  console.log(`  ratio engine/direct: ${(engineMs / directMs).toFixed(3)}x (target <= 1.05x)`);
   console.log(`  in-process hook: ${((inprocMs / RUNS) * 1000).toFixed(1)} µs per run`);
   console.log(`  in-process speed-up over the shell path: ${(engineMs / inprocMs).toFixed(0)}x (target >= 50x)`);
   emitFigures([
-    { name: 'shell hook run through the engine', value: engineMs / RUNS, unit: 'ms', baseline: { what: 'direct spawn', value: directMs / RUNS, unit: 'ms' }, target: { max: 1.25, of: 'ratio' } },
+    { name: 'shell hook run through the engine', value: engineMs / RUNS, unit: 'ms', baseline: { what: 'direct spawn', value: directMs / RUNS, unit: 'ms' }, target: { max: 1.05, of: 'ratio' } },
     { name: 'in-process hook run', value: (inprocMs / RUNS) * 1000, unit: 'µs' },
     { name: 'in-process speed-up over the shell path', value: engineMs / inprocMs, unit: '×', better: 'higher', target: { min: 50 } },
   ]);

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { currentInheritedEnvironment } from '../src/hooks/environment.js';
 
 /** VmRSS and VmHWM (the peak) of a process, in MiB. */
 export function procMemory(pid: number): { rssMiB: number; hwmMiB: number; anonMiB: number; fileMiB: number } {
@@ -59,7 +60,8 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 /** Runs `file` with only PATH, HOME and `env` in its environment; resolves when it exits with 0. */
 export function spawnOnce(file: string, env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const c = spawn(file, [], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // the environment the engine gives a hook: the operator's own with the run's variables over it
+    const c = spawn(file, [], { env: { ...currentInheritedEnvironment(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     c.stdout.resume();
     c.stderr.resume();
     c.on('error', reject);

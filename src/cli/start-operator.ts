@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { KubeConfig } from '../kube/kube-config.js';
 import { ModuleManager } from '../modules/manager.js';
+import { inheritedEnvironment, setInheritedEnvironment } from '../hooks/environment.js';
 import { collectWhenIdle } from '../operator/idle-gc.js';
 import { Operator } from '../operator/operator.js';
 import type { KubernetesPort } from '../operator/ports.js';
@@ -48,19 +49,6 @@ export async function loadAndRun(opts: StartOptions, checked: Checked, wiring: W
   const { log } = wiring;
   const namespace = opts.namespace || 'default';
   mkdirSync(opts.tmpDir, { recursive: true });
-  // a global hook that cannot be configured stops the operator here, before anything else starts
-  // (HOOKS.md): exit code 1
-  const manager = await ModuleManager.load({
-    modulesDir: opts.modulesDir,
-    globalHooksDir: opts.globalHooksDir,
-    unnumberedOrder,
-    tmpDir: opts.tmpDir,
-    hookTimeoutMs,
-    keepTmpFiles: opts.debugKeepTmpFiles,
-    warn: (m) => log.warn(m),
-    debug: (m) => log.debug(m),
-  });
-
   let sandbox: Sandbox | undefined;
   if (opts.sandbox) {
     try {
@@ -75,7 +63,24 @@ export async function loadAndRun(opts: StartOptions, checked: Checked, wiring: W
     }
     log.info({ url: sandbox.url, kubeconfig: sandbox.kubeconfigPath }, 'embedded API server started (sandbox: not a production cluster)');
   }
+  // hooks, enabled scripts and --config runs inherit the operator's environment, their kubectl
+  // pointed at the cluster the operator runs against
+  setInheritedEnvironment(
+    inheritedEnvironment(process.env, sandbox ? { kind: 'sandbox', kubeconfigPath: sandbox.kubeconfigPath } : opts.kubeConfig ? { kind: 'kubeconfig', path: opts.kubeConfig } : { kind: 'inherited' }),
+  );
   try {
+    // a global hook that cannot be configured stops the operator here, before it starts (HOOKS.md):
+    // exit code 1
+    const manager = await ModuleManager.load({
+      modulesDir: opts.modulesDir,
+      globalHooksDir: opts.globalHooksDir,
+      unnumberedOrder,
+      tmpDir: opts.tmpDir,
+      hookTimeoutMs,
+      keepTmpFiles: opts.debugKeepTmpFiles,
+      warn: (m) => log.warn(m),
+      debug: (m) => log.debug(m),
+    });
     await runOperator(opts, { ...wiring, checked, manager, sandbox, namespace, shutdownMs, historyMax, parallelModuleRuns });
   } finally {
     await sandbox?.stop();

@@ -1,6 +1,6 @@
 /**
  * Runs one shell (executable) hook: writes the binding context and values files into a private temp
- * dir, runs the hook with only those paths (plus PATH and HOME) in its environment, logs its output
+ * dir, runs the hook with those paths over the inherited environment (environment.ts), logs its output
  * line by line (bounded), and reads what it wrote back: values and config patches, metric operations
  * and Kubernetes operations. A failure names the hook and says why; applying the outputs is the
  * caller's job.

@@ -1,6 +1,6 @@
 /**
- * Runs an executable the way hooks and `enabled` scripts are run: a private temp dir, an environment
- * with only PATH, HOME and the given variables, output read line by line with a bounded memory,
+ * Runs an executable the way hooks and `enabled` scripts are run: a private temp dir, the inherited
+ * environment (environment.ts) with the given variables over it, output read line by line with a bounded memory,
  * and a timeout that sends SIGTERM, then SIGKILL after a grace period.
  */
 import { lstatSync, mkdtempSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ export interface RunOptions {
   file: string;
   args?: string[];
   cwd?: string;
-  /** Variables added to PATH and HOME of the operator's own environment. */
+  /** The run's own variables, laid over the inherited environment (they win). */
   env?: Record<string, string>;
   timeoutMs: number;
   /** Time between SIGTERM and SIGKILL after a timeout. */
@@ -63,14 +63,6 @@ function lineSplitter(onLine: (line: string) => void) {
   };
 }
 
-/** The only variables of the operator's own environment that a child process gets. */
-export function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (process.env.PATH) env.PATH = process.env.PATH;
-  if (process.env.HOME) env.HOME = process.env.HOME;
-  return env;
-}
-
 export function runProcess(opts: RunOptions): Promise<RunResult> {
   const keep = opts.keepStderrLines ?? 20;
   const maxOut = opts.maxStdoutBytes ?? 1024 * 1024;
@@ -97,7 +89,7 @@ export function runProcess(opts: RunOptions): Promise<RunResult> {
       resolve({ ...r, timedOut, stdout, stdoutTruncated, stderrTail });
     };
     const child = spawnProcess(
-      { file: opts.file, args: opts.args ?? [], cwd: opts.cwd, env: { ...baseEnv(), ...opts.env } },
+      { file: opts.file, args: opts.args ?? [], cwd: opts.cwd, env: opts.env ?? {} },
       {
         stdout: (c) => {
           if (stdout.length < maxOut) {

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { currentInheritedEnvironment } from './environment.js';
 
 /** The helper's program, run with `node -e`: CommonJS, nothing but child_process. */
 const HELPER = `
@@ -21,6 +22,8 @@ const { constants } = require('node:os');
 const WRAPPER = process.argv[1] || '';
 const ERRNO_NAMES = Object.fromEntries(Object.entries(constants.errno).map(([name, n]) => [n, name]));
 const kids = new Map();
+// the environment every child inherits, sent once; a run's own variables are laid over it
+let inherited = {};
 const send = (m) => { if (process.connected) process.send(m); };
 // a hook runs in a process group of its own, so that a kill reaches the processes it started too
 // (a 'sleep' holding the output pipe would otherwise keep a killed run open)
@@ -38,12 +41,14 @@ const usageOfReaped = () => {
   return u;
 };
 process.on('message', (m) => {
+  if (m.inherited) { inherited = m.inherited; return; }
   if (m.kill) { const k = kids.get(m.id); if (k) { k.killed = true; killGroup(k.c, m.kill); } return; }
   let c;
+  const env = Object.assign({}, inherited, m.env);
   try {
     c = WRAPPER
-      ? spawn(WRAPPER, [m.file, ...m.args], { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true })
-      : spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      ? spawn(WRAPPER, [m.file, ...m.args], { cwd: m.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true })
+      : spawn(m.file, m.args, { cwd: m.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   } catch (e) {
     send({ id: m.id, exit: { error: String(e && e.message), code: e && e.code } });
     return;
@@ -115,6 +120,7 @@ export interface SpawnRequest {
   file: string;
   args: string[];
   cwd?: string;
+  /** The run's own variables, laid over the inherited environment (environment.ts). */
   env: Record<string, string>;
 }
 
@@ -141,9 +147,16 @@ class Spawner {
   private helper: ChildProcess | undefined;
   private readonly runs = new Map<number, SpawnHandlers>();
   private nextId = 1;
+  /** The inherited environment the helper has now (sent once, and again only when it changes). */
+  private sentInherited: Record<string, string> | undefined;
 
   spawn(req: SpawnRequest, handlers: SpawnHandlers): SpawnedProcess {
     const helper = this.ensureHelper();
+    const inherited = currentInheritedEnvironment();
+    if (inherited !== this.sentInherited) {
+      helper.send({ inherited });
+      this.sentInherited = inherited;
+    }
     const id = this.nextId++;
     this.runs.set(id, handlers);
     this.setRef(true);
@@ -194,6 +207,7 @@ class Spawner {
     helper.on('error', (e) => lost(`failed: ${e.message}`));
     helper.unref();
     this.helper = helper;
+    this.sentInherited = undefined;
     return helper;
   }
 

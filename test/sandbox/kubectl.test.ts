@@ -2,26 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { parse } from 'yaml';
+import { findKubectl } from '../helpers/kubectl.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { crd as widgetCrd } from '../helpers/crd.js';
-
-function findKubectl(): string | undefined {
-  for (const dir of ['/usr/bin', ...(process.env.PATH ?? '').split(delimiter)]) {
-    const p = join(dir, 'kubectl');
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      // keep looking
-    }
-  }
-  return undefined;
-}
 
 const KUBECTL = findKubectl();
 const skip = KUBECTL ? false : 'kubectl is not installed on this machine: the kubectl end-to-end test is skipped';

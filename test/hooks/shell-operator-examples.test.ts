@@ -1,0 +1,60 @@
+// shell-operator's own example 104-secret-copier (four bash hooks that copy labelled Secrets with
+// kubectl), run unchanged as global hooks on `start --sandbox` but for the /hooks path of its
+// `source` line: the hooks' kubectl must find the sandbox through the inherited environment.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { closeConnections } from '../../src/kube/connections.js';
+import { requestJson } from '../../src/kube/http.js';
+import { makeTree } from '../helpers/tree.js';
+import { logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
+import { findKubectl } from '../helpers/kubectl.js';
+
+const EXAMPLE = join(import.meta.dirname, 'fixtures/shell-operator-104-secret-copier/hooks');
+
+const KUBECTL = findKubectl();
+const skip = KUBECTL ? false : 'kubectl is not installed on this machine: the secret-copier example is not run';
+if (skip) console.log(`# NOTICE: ${skip}`);
+
+test('shell-operator example 104-secret-copier: a labelled Secret in default is copied into every namespace, and into one created later', { skip }, async () => {
+  const root = makeTree({ 'modules/.keep': '' });
+  const hooks = join(root, 'global-hooks/hooks');
+  mkdirSync(hooks, { recursive: true });
+  cpSync(EXAMPLE, hooks, { recursive: true });
+  for (const file of readdirSync(hooks)) {
+    if (file === 'common') continue;
+    const path = join(hooks, file);
+    writeFileSync(path, readFileSync(path, 'utf8').replace('source /hooks/common/functions.sh', `source ${hooks}/common/functions.sh`));
+  }
+  const kubeconfig = join(root, 'kubeconfig');
+  // the operator's own environment names another cluster: on the sandbox the hooks must not see it
+  const env = { ...process.env, HOME: root, KUBECONFIG: join(root, 'elsewhere.yaml'), KUBERNETES_SERVICE_HOST: '10.255.0.1', KUBERNETES_SERVICE_PORT: '443' };
+  const op = startOperator(root, ['--sandbox-kubeconfig', kubeconfig], env);
+  await waitFor(() => logRecords(op.output()).some((r) => r.msg === 'first converge done'), 'the first converge', 120_000).catch((e: Error) => {
+    throw new Error(`${e.message}:\n${op.output()}`);
+  });
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  try {
+    await requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } });
+    await requestJson(kc, 'POST', '/api/v1/namespaces/default/secrets', {}, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'registry-auth', labels: { 'secret-copier': 'yes' } },
+      stringData: { token: 's3cr3t' },
+    });
+    await requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } });
+    for (const ns of ['team-b', 'team-a']) {
+      const copy = () => requestJson<{ data?: Record<string, string> }>(kc, 'GET', `/api/v1/namespaces/${ns}/secrets/registry-auth`);
+      await waitFor(() => copy().then(() => true, () => false), `the Secret copied into ${ns}`, 60_000).catch((e: Error) => {
+        throw new Error(`${e.message}:\n${op.output()}`);
+      });
+      assert.equal(Buffer.from((await copy()).data!.token!, 'base64').toString(), 's3cr3t');
+    }
+    assert.doesNotMatch(op.output(), /localhost:8080|10\.255\.0\.1/, "no hook's kubectl looked for another cluster");
+  } finally {
+    closeConnections(kc);
+  }
+});
