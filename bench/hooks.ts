@@ -24,6 +24,18 @@ n=$(jq '.bench.items | length' "$VALUES_PATH")
 echo "[{\\"op\\":\\"add\\",\\"path\\":\\"/bench/count\\",\\"value\\":$n}]" > "$VALUES_JSON_PATCH_PATH"
 `;
 
+/** The same work as a module SDK-style batch executable: `hook list`, `hook config`, `hook run 0`. */
+const BATCH = `#!/usr/bin/env bash
+case "\${1:-} \${2:-}" in
+  "hook list") printf 'Found 1 items:\\n0 - count\\n'; exit 0 ;;
+  "hook config") echo '{"version":"v1","hooks":[{"configVersion":"v1","metadata":{"name":"count"},"beforeHelm":1}]}'; exit 0 ;;
+  "hook run") ;;
+  *) echo "unknown command: $*" >&2; exit 2 ;;
+esac
+n=$(jq '.bench.items | length' "$VALUES_PATH")
+echo "[{\\"op\\":\\"add\\",\\"path\\":\\"/bench/count\\",\\"value\\":$n}]" > "$VALUES_JSON_PATCH_PATH"
+`;
+
 const IN_PROCESS = `export const config = { configVersion: 'v1', beforeHelm: 1 };
 export function run(ctx) {
   ctx.patchValues([{ op: 'add', path: '/bench/count', value: ctx.values.bench.items.length }]);
@@ -40,12 +52,14 @@ const root = mkdtempSync(join(tmpdir(), 'bench-hooks-'));
 try {
   const hookFile = join(root, 'sh/hooks/count.sh');
   const jsFile = join(root, 'js/hooks/count.hook.mjs');
-  for (const [f, body] of [[hookFile, SCRIPT], [jsFile, IN_PROCESS]] as const) {
+  const batchFile = join(root, 'batch/hooks/count');
+  for (const [f, body] of [[hookFile, SCRIPT], [jsFile, IN_PROCESS], [batchFile, BATCH]] as const) {
     const dir = f.slice(0, f.lastIndexOf('/'));
     await import('node:fs').then((fs) => fs.mkdirSync(dir, { recursive: true }));
     writeFileSync(f, body);
   }
   chmodSync(hookFile, 0o755);
+  chmodSync(batchFile, 0o755);
   const values = values200k();
   const valuesJson = JSON.stringify(values);
   console.log(`bench/hooks: ${RUNS} runs, values ${(valuesJson.length / 1024).toFixed(0)} KB`);
@@ -68,6 +82,8 @@ try {
 
   const [shell] = await loadHooks(join(root, 'sh/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
   const [inproc] = await loadHooks(join(root, 'js/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
+  const [batch] = await loadHooks(join(root, 'batch/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
+  if (batch?.name !== 'hooks/count:count:0') throw new Error(`the batch executable was not loaded as a batch hook: ${batch?.name}`);
   const req = { contexts: [lifecycleContext(shell!.config, 'beforeHelm')], values, configValues: { global: {}, bench: {} } };
   const rt = { tmpDir: join(root, 'tmp'), timeoutMs: 60_000 };
 
@@ -76,11 +92,13 @@ try {
   const direct1 = readFileSync(env.VALUES_JSON_PATCH_PATH!, 'utf8');
   const viaEngine = await shell!.run(req, rt);
   const viaInProcess = await inproc!.run(req, rt);
-  if (!direct1.includes('"value":2000') || JSON.stringify(viaEngine.valuesPatch) !== JSON.stringify(viaInProcess.valuesPatch)) throw new Error('the hook did not do its work');
+  const viaBatch = await batch.run(req, rt);
+  if (!direct1.includes('"value":2000') || JSON.stringify(viaEngine.valuesPatch) !== JSON.stringify(viaInProcess.valuesPatch) || JSON.stringify(viaBatch.valuesPatch) !== JSON.stringify(viaEngine.valuesPatch)) throw new Error('the hook did not do its work');
 
   // interleave in blocks so that machine noise hits both sides alike
   let directMs = 0;
   let engineMs = 0;
+  let batchMs = 0;
   const block = 50;
   for (let done = 0; done < RUNS; done += block) {
     const n = Math.min(block, RUNS - done);
@@ -90,6 +108,9 @@ try {
     t = performance.now();
     for (let i = 0; i < n; i++) await shell!.run(req, rt);
     engineMs += performance.now() - t;
+    t = performance.now();
+    for (let i = 0; i < n; i++) await batch.run(req, rt);
+    batchMs += performance.now() - t;
   }
   let inprocMs = 0;
   const t = performance.now();
@@ -99,10 +120,12 @@ try {
   console.log(`  direct spawns:   ${(directMs / RUNS).toFixed(2)} ms per run`);
   console.log(`  through engine:  ${(engineMs / RUNS).toFixed(2)} ms per run`);
   console.log(`  ratio engine/direct: ${(engineMs / directMs).toFixed(3)}x (target <= 1.05x)`);
+  console.log(`  batch hook:      ${(batchMs / RUNS).toFixed(2)} ms per run, ${(batchMs / engineMs).toFixed(3)}x the shell hook (target <= 1.1x)`);
   console.log(`  in-process hook: ${((inprocMs / RUNS) * 1000).toFixed(1)} µs per run`);
   console.log(`  in-process speed-up over the shell path: ${(engineMs / inprocMs).toFixed(0)}x (target >= 50x)`);
   emitFigures([
     { name: 'shell hook run through the engine', value: engineMs / RUNS, unit: 'ms', baseline: { what: 'direct spawn', value: directMs / RUNS, unit: 'ms' }, target: { max: 1.05, of: 'ratio' } },
+    { name: 'batch hook run through the engine', value: batchMs / RUNS, unit: 'ms', baseline: { what: 'the same script as a shell hook', value: engineMs / RUNS, unit: 'ms' }, target: { max: 1.1, of: 'ratio' } },
     { name: 'in-process hook run', value: (inprocMs / RUNS) * 1000, unit: 'µs' },
     { name: 'in-process speed-up over the shell path', value: engineMs / inprocMs, unit: '×', better: 'higher', target: { min: 50 } },
   ]);

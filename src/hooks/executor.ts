@@ -29,6 +29,10 @@ export type { HookLineLogger };
 export interface ShellHookRun {
   /** The executable. */
   path: string;
+  /** Its arguments (a batch hook's `hook run ID`); none for a shell hook. */
+  args?: string[];
+  /** Variables besides the contract's files (a batch hook's MODULE_NAME). */
+  env?: Record<string, string>;
   /** The hook's name in messages and labels, e.g. `hooks/ensure-crds.sh` or `001-echo/hooks/a.sh`. */
   name: string;
   /** The binding contexts, already rendered as the hook's config version wants them. */
@@ -114,8 +118,9 @@ export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
     const log = boundedLogger(run);
     const r = await runProcess({
       file: run.path,
+      args: run.args,
       cwd: run.cwd,
-      env,
+      env: run.env ? { ...run.env, ...env } : env,
       timeoutMs: run.timeoutMs,
       graceMs: run.graceMs,
       maxStdoutBytes: 0,

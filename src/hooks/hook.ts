@@ -1,6 +1,7 @@
 /**
- * A hook as the operator sees it: found in a hooks dir, configured (`--config` of an executable, or
- * the `config` export of an in-process hook), and run with binding contexts and values.
+ * A hook as the operator sees it: found in a hooks dir, configured (`--config` of an executable,
+ * `hook config` of a batch executable, or the `config` export of an in-process hook), and run with
+ * binding contexts and values.
  */
 import { join, resolve } from 'node:path';
 import { UserError, UserErrors, errorMessage } from '../util/errors.js';
@@ -13,6 +14,7 @@ import type { HookConfig, HookKind } from './config-types.js';
 import { bindingContextsToJson, bindingContextsToObjects, type BindingContext, type SnapshotSource } from './binding-context.js';
 import { runShellHook, type HookLineLogger, type HookOutputs } from './executor.js';
 import { importInProcessHook, runInProcessHook, type LoadedInProcessHook } from './in-process.js';
+import { READINESS_ID, batchHookEntries, isBatchHook, mayBeBatchHook } from './batch.js';
 
 export interface HookRunRequest {
   contexts: readonly BindingContext[];
@@ -64,13 +66,23 @@ abstract class BaseHook implements Hook {
 
 class ShellHook extends BaseHook {
   readonly runtime = 'process' as const;
-  constructor(name: string, path: string, kind: HookKind, module: string | undefined, config: HookConfig, private readonly cwd: string) {
+  constructor(
+    name: string,
+    path: string,
+    kind: HookKind,
+    module: string | undefined,
+    config: HookConfig,
+    private readonly cwd: string,
+    /** Arguments and variables besides the contract's (a batch hook's). */
+    private readonly invocation: { args?: string[]; env?: Record<string, string> } = {},
+  ) {
     super(name, path, kind, module, config);
   }
 
   run(req: HookRunRequest, rt: HookRuntimeOptions): Promise<HookOutputs> {
     return runShellHook({
       path: this.path,
+      ...this.invocation,
       name: this.name,
       bindingContextJson: bindingContextsToJson(req.contexts, { version: this.config.version, snapshots: req.snapshots }),
       values: req.values,
@@ -79,6 +91,53 @@ class ShellHook extends BaseHook {
       ...rt,
     });
   }
+}
+
+/** One hook of a batch executable (batch.ts): run as `FILE hook run ID`, the readiness probe as `FILE hook ready`. */
+class BatchHook extends ShellHook {
+  constructor(
+    name: string,
+    path: string,
+    kind: HookKind,
+    module: string | undefined,
+    config: HookConfig,
+    cwd: string,
+    /** Its ID in the batch. */
+    readonly batchId: string,
+  ) {
+    super(name, path, kind, module, config, cwd, {
+      args: batchId === READINESS_ID ? ['hook', 'ready'] : ['hook', 'run', batchId],
+      // what the Go operator tells a batch hook of its module (applications are not modules here)
+      env: { MODULE_NAME: module ?? 'global', APPLICATION_NAME: '', APPLICATION_NAMESPACE: '' },
+    });
+  }
+
+  override get id(): string {
+    return `${super.id}#${this.batchId}`;
+  }
+}
+
+/**
+ * The hooks of a batch executable, named as the Go operator names them: a module's
+ * `hooks/FILE:NAME:ID`, a global `hooks/FILE-NAME-ID`, the readiness probe `hooks/FILE-readiness`.
+ */
+async function loadBatchHooks(f: { path: string }, name: string, label: string, cwd: string, opts: LoadHooksOptions): Promise<Hook[]> {
+  const entries = await batchHookEntries(f.path, label, cwd, opts.kind, opts.timeoutMs);
+  const hooks: Hook[] = [];
+  const problems: string[] = [];
+  for (const e of entries) {
+    const sep = opts.kind === 'module' ? ':' : '-';
+    const hookName = e.id === READINESS_ID ? `${name}-readiness` : `${name}${sep}${e.sdkName}${sep}${e.id}`;
+    try {
+      const config = await parseHookConfig(e.config, { hookPath: `${label} (batch hook ID ${e.id})`, kind: opts.kind });
+      hooks.push(new BatchHook(hookName, f.path, opts.kind, opts.module, config, cwd, e.id));
+    } catch (err) {
+      if (err instanceof UserErrors) problems.push(...err.problems);
+      else throw err;
+    }
+  }
+  if (problems.length) throw new UserErrors(`batch hook ${label}`, problems);
+  return hooks;
 }
 
 class InProcessHook extends BaseHook {
@@ -133,7 +192,7 @@ export async function loadHooks(dir: string, opts: LoadHooksOptions): Promise<Ho
   const problems: string[] = [];
   const hooks: Hook[] = [];
   const cwd = join(hooksDir, '..');
-  const results = await mapLimit(found, CONFIG_CONCURRENCY, async (f): Promise<Hook | undefined> => {
+  const results = await mapLimit(found, CONFIG_CONCURRENCY, async (f): Promise<Hook | Hook[] | undefined> => {
       const name = `hooks/${f.relativePath}`;
       const label = opts.module ? `${opts.module}/${name}` : name;
       try {
@@ -142,8 +201,15 @@ export async function loadHooks(dir: string, opts: LoadHooksOptions): Promise<Ho
           const config = await parseHookConfig(loaded.config, { hookPath: label, kind: opts.kind });
           return new InProcessHook(name, f.path, opts.kind, opts.module, config, loaded);
         }
-        const text = await configOutput(f.path, label, cwd, opts.timeoutMs);
-        const config = await parseHookConfig(text, { hookPath: label, kind: opts.kind });
+        let config: HookConfig;
+        try {
+          config = await parseHookConfig(await configOutput(f.path, label, cwd, opts.timeoutMs), { hookPath: label, kind: opts.kind });
+        } catch (e) {
+          // an executable without an extension that cannot be configured may be a batch hook: asked
+          // `hook list` only now, so that a shell hook's body never runs at start (docs/compatibility.md)
+          if (mayBeBatchHook(f.path) && (await isBatchHook(f.path, label, cwd, opts.timeoutMs))) return await loadBatchHooks(f, name, label, cwd, opts);
+          throw e;
+        }
         return new ShellHook(name, f.path, opts.kind, opts.module, config, cwd);
       } catch (e) {
         if (e instanceof UserErrors) problems.push(...e.problems);
@@ -152,7 +218,9 @@ export async function loadHooks(dir: string, opts: LoadHooksOptions): Promise<Ho
         return undefined;
       }
   });
-  for (const h of results) if (h) hooks.push(h);
+  for (const h of results) if (h) hooks.push(...(Array.isArray(h) ? h : [h]));
+  const probes = hooks.filter((h) => h instanceof BatchHook && h.batchId === READINESS_ID);
+  if (probes.length > 1) problems.push(`more than one readiness hook: ${probes.map((h) => h.path).join(', ')}`);
   if (problems.length) {
     const what = opts.module ? `the hooks of module ${opts.module}` : 'the global hooks';
     throw new UserErrors(`cannot load ${what} in ${hooksDir}`, problems);

@@ -15,6 +15,8 @@ export interface RunOptions {
   cwd?: string;
   /** The run's own variables, laid over the inherited environment (they win). */
   env?: Record<string, string>;
+  /** Run with `env` alone, inheriting nothing. */
+  bareEnvironment?: boolean;
   timeoutMs: number;
   /** Time between SIGTERM and SIGKILL after a timeout. */
   graceMs?: number;
@@ -89,7 +91,7 @@ export function runProcess(opts: RunOptions): Promise<RunResult> {
       resolve({ ...r, timedOut, stdout, stdoutTruncated, stderrTail });
     };
     const child = spawnProcess(
-      { file: opts.file, args: opts.args ?? [], cwd: opts.cwd, env: opts.env ?? {} },
+      { file: opts.file, args: opts.args ?? [], cwd: opts.cwd, env: opts.env ?? {}, ...(opts.bareEnvironment ? { bare: true } : {}) },
       {
         stdout: (c) => {
           if (stdout.length < maxOut) {

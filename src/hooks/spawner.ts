@@ -44,7 +44,7 @@ process.on('message', (m) => {
   if (m.inherited) { inherited = m.inherited; return; }
   if (m.kill) { const k = kids.get(m.id); if (k) { k.killed = true; killGroup(k.c, m.kill); } return; }
   let c;
-  const env = Object.assign({}, inherited, m.env);
+  const env = m.bare ? m.env : Object.assign({}, inherited, m.env);
   try {
     c = WRAPPER
       ? spawn(WRAPPER, [m.file, ...m.args], { cwd: m.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true })
@@ -122,6 +122,8 @@ export interface SpawnRequest {
   cwd?: string;
   /** The run's own variables, laid over the inherited environment (environment.ts). */
   env: Record<string, string>;
+  /** Only `env`, nothing inherited (a batch hook's `hook list` probe, as the Go operator runs it). */
+  bare?: boolean;
 }
 
 export interface SpawnHandlers {
