@@ -15,6 +15,7 @@ import { bindingContextsToJson, bindingContextsToObjects, type BindingContext, t
 import { runShellHook, type HookLineLogger, type HookOutputs } from './executor.js';
 import { importInProcessHook, runInProcessHook, type LoadedInProcessHook } from './in-process.js';
 import { READINESS_ID, batchHookEntries, isBatchHook, mayBeBatchHook } from './batch.js';
+import { hookInvocation, moduleVenv, type Invocation } from './python-venv.js';
 
 export interface HookRunRequest {
   contexts: readonly BindingContext[];
@@ -73,16 +74,17 @@ class ShellHook extends BaseHook {
     module: string | undefined,
     config: HookConfig,
     private readonly cwd: string,
-    /** Arguments and variables besides the contract's (a batch hook's). */
-    private readonly invocation: { args?: string[]; env?: Record<string, string> } = {},
+    /** The interpreter, arguments and variables besides the contract's (a venv's Python, a batch hook's ID). */
+    private readonly invocation: Invocation = {},
   ) {
     super(name, path, kind, module, config);
   }
 
   run(req: HookRunRequest, rt: HookRuntimeOptions): Promise<HookOutputs> {
     return runShellHook({
-      path: this.path,
-      ...this.invocation,
+      path: this.invocation.command ?? this.path,
+      ...(this.invocation.args ? { args: this.invocation.args } : {}),
+      ...(this.invocation.env ? { env: this.invocation.env } : {}),
       name: this.name,
       bindingContextJson: bindingContextsToJson(req.contexts, { version: this.config.version, snapshots: req.snapshots }),
       values: req.values,
@@ -160,8 +162,8 @@ class InProcessHook extends BaseHook {
 }
 
 /** Runs `<hook> --config` and returns its stdout; errors name the hook. */
-async function configOutput(path: string, name: string, cwd: string, timeoutMs: number): Promise<string> {
-  const r = await runProcess({ file: path, args: ['--config'], cwd, timeoutMs, maxStdoutBytes: 4 * 1024 * 1024 });
+async function configOutput(path: string, name: string, cwd: string, timeoutMs: number, invocation: Invocation = {}): Promise<string> {
+  const r = await runProcess({ file: invocation.command ?? path, args: [...(invocation.args ?? []), '--config'], env: invocation.env, cwd, timeoutMs, maxStdoutBytes: 4 * 1024 * 1024 });
   if (r.spawnError || r.timedOut || r.exitCode !== 0) {
     const tail = r.stderrTail.length ? `; stderr: ${r.stderrTail.slice(-5).join(' | ')}` : '';
     throw new UserError(`hook ${name}: "${path} --config" failed: ${describeExit(r, timeoutMs)}${tail}`);
@@ -192,6 +194,8 @@ export async function loadHooks(dir: string, opts: LoadHooksOptions): Promise<Ho
   const problems: string[] = [];
   const hooks: Hook[] = [];
   const cwd = join(hooksDir, '..');
+  // a module's .py hooks run with the module's own Python when it ships one (hooks/venv)
+  const venv = opts.kind === 'module' ? moduleVenv(hooksDir) : undefined;
   const results = await mapLimit(found, CONFIG_CONCURRENCY, async (f): Promise<Hook | Hook[] | undefined> => {
       const name = `hooks/${f.relativePath}`;
       const label = opts.module ? `${opts.module}/${name}` : name;
@@ -203,14 +207,14 @@ export async function loadHooks(dir: string, opts: LoadHooksOptions): Promise<Ho
         }
         let config: HookConfig;
         try {
-          config = await parseHookConfig(await configOutput(f.path, label, cwd, opts.timeoutMs), { hookPath: label, kind: opts.kind });
+          config = await parseHookConfig(await configOutput(f.path, label, cwd, opts.timeoutMs, hookInvocation(f.path, venv)), { hookPath: label, kind: opts.kind });
         } catch (e) {
           // an executable without an extension that cannot be configured may be a batch hook: asked
           // `hook list` only now, so that a shell hook's body never runs at start (docs/compatibility.md)
           if (mayBeBatchHook(f.path) && (await isBatchHook(f.path, label, cwd, opts.timeoutMs))) return await loadBatchHooks(f, name, label, cwd, opts);
           throw e;
         }
-        return new ShellHook(name, f.path, opts.kind, opts.module, config, cwd);
+        return new ShellHook(name, f.path, opts.kind, opts.module, config, cwd, hookInvocation(f.path, venv));
       } catch (e) {
         if (e instanceof UserErrors) problems.push(...e.problems);
         else if (e instanceof UserError) problems.push(e.message);
