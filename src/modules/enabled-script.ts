@@ -1,7 +1,8 @@
 /**
  * Runs a module's `enabled` script (LIFECYCLE.md "Enabled script"): $VALUES_PATH (with
  * `global.enabledModules`), $CONFIG_VALUES_PATH and $MODULE_ENABLED_RESULT, where it writes `true` or
- * `false`. Anything else — a non-zero exit, a timeout, another answer — is an error naming the module.
+ * `false`, and $MODULE_ENABLED_REASON, where a script that says `false` may say why (the Go operator's
+ * #636). Anything else — a non-zero exit, a timeout, another answer — is an error naming the module.
  */
 import { UserError } from '../util/errors.js';
 import { LIMITS } from '../util/limits.js';
@@ -18,7 +19,7 @@ export interface EnabledScriptOptions {
   log?: (module: string, stream: 'stdout' | 'stderr', line: string) => void;
 }
 
-export async function runEnabledScript(module: Module, enabledSoFar: readonly string[], opts: EnabledScriptOptions): Promise<boolean> {
+export async function runEnabledScript(module: Module, enabledSoFar: readonly string[], opts: EnabledScriptOptions): Promise<{ enabled: boolean; why?: string }> {
   const script = module.def.enabledScript!;
   const key = module.def.valuesKey;
   const dir = new RunDir(opts.tmpDir, `${module.def.name}-enabled`, opts.keepTmpFiles);
@@ -27,6 +28,7 @@ export async function runEnabledScript(module: Module, enabledSoFar: readonly st
       VALUES_PATH: dir.write('values.json', JSON.stringify(opts.store.moduleHookValues(key, enabledSoFar))),
       CONFIG_VALUES_PATH: dir.write('config_values.json', JSON.stringify(opts.store.moduleHookConfigValues(key))),
       MODULE_ENABLED_RESULT: dir.file(`${module.def.name}.module-enabled-result`),
+      MODULE_ENABLED_REASON: dir.file(`${module.def.name}.module-enabled-reason`),
     };
     // only the last line can be an answer: a script printing much keeps no more than that
     let lastLine: string | undefined;
@@ -51,8 +53,11 @@ export async function runEnabledScript(module: Module, enabledSoFar: readonly st
       const last = lastLine.trim();
       if (last === 'true' || last === 'false') wrote = last;
     }
-    if (wrote === 'true') return true;
-    if (wrote === 'false') return false;
+    if (wrote === 'true') return { enabled: true };
+    if (wrote === 'false') {
+      const why = dir.read(env.MODULE_ENABLED_REASON, LIMITS.enabledResult, `module ${module.def.name}: enabled script ${script}: $MODULE_ENABLED_REASON`).trim();
+      return why ? { enabled: false, why: why.length > 200 ? `${why.slice(0, 197)}...` : why } : { enabled: false };
+    }
     const shown = wrote === '' ? 'nothing' : JSON.stringify(wrote.length > 80 ? wrote.slice(0, 77) + '...' : wrote);
     throw new UserError(`module ${module.def.name}: enabled script ${script} wrote ${shown} to $MODULE_ENABLED_RESULT; it must write "true" or "false"`);
   } finally {

@@ -12,7 +12,8 @@ export type EnabledReason =
   | { kind: 'file'; file: string; key: string }
   | { kind: 'configmap'; key: string }
   | { kind: 'global-hook'; hook: string }
-  | { kind: 'script'; file: string; wrote: 'true' | 'false' };
+  /** `why`: what a disabling script wrote to $MODULE_ENABLED_REASON. */
+  | { kind: 'script'; file: string; wrote: 'true' | 'false'; why?: string };
 
 export interface EnabledDecision {
   name: string;
@@ -33,7 +34,8 @@ export interface EnabledInputs {
 }
 
 /** Runs a module's `enabled` script with the modules enabled so far; returns its answer. */
-export type EnabledScriptRunner = (module: Module, enabledSoFar: readonly string[]) => Promise<boolean>;
+/** An `enabled` script's answer, with the reason a disabling script gave. */
+export type EnabledScriptRunner = (module: Module, enabledSoFar: readonly string[]) => Promise<{ enabled: boolean; why?: string }>;
 
 export function describeReason(r: EnabledReason): string {
   switch (r.kind) {
@@ -46,7 +48,7 @@ export function describeReason(r: EnabledReason): string {
     case 'global-hook':
       return `set by global hook ${r.hook}`;
     case 'script':
-      return `the enabled script ${r.file} wrote "${r.wrote}"`;
+      return `the enabled script ${r.file} wrote "${r.wrote}"${r.why ? `: ${r.why}` : ''}`;
   }
 }
 
@@ -72,7 +74,7 @@ export async function resolveEnabled(set: ModuleSet, inputs: EnabledInputs, runS
     const script = module.def.enabledScript;
     if (flag.value && script) {
       const answer = await runScript(module, enabledSoFar);
-      if (!answer) decision = { name: module.def.name, enabled: false, reason: { kind: 'script', file: script, wrote: 'false' } };
+      if (!answer.enabled) decision = { name: module.def.name, enabled: false, reason: { kind: 'script', file: script, wrote: 'false', ...(answer.why ? { why: answer.why } : {}) } };
       else decision = { name: module.def.name, enabled: true, reason: { kind: 'script', file: script, wrote: 'true' } };
     }
     if (decision.enabled) enabledSoFar.push(module.def.name);

@@ -99,3 +99,14 @@ test('a failing, hanging or babbling enabled script is an error naming the modul
   // 20 MB of stdout, the answer on the last line: taken (only that line is kept)
   assert.equal((await decide({ ...base, 'modules/broken/enabled': '#!/bin/sh\nhead -c 20000000 /dev/zero | tr "\\0" "x" | fold -w 1000\necho\necho true\n' })).decisions[0]!.enabled, true);
 });
+
+test('a script that says false may say why in $MODULE_ENABLED_REASON; the reason shows with the decision', async () => {
+  const { decisions } = await decide({
+    'modules/values.yaml': 'aEnabled: true\nbEnabled: true\n',
+    'modules/001-a/enabled': '#!/bin/bash\necho false > "$MODULE_ENABLED_RESULT"\necho "  needs a cloud provider  " > "$MODULE_ENABLED_REASON"\n',
+    'modules/002-b/enabled': '#!/bin/bash\necho false > "$MODULE_ENABLED_RESULT"\n',
+  });
+  assert.deepEqual(decisions.map((d) => d.enabled), [false, false]);
+  assert.match(describeReason(decisions[0]!.reason), /enabled script .*001-a\/enabled wrote "false": needs a cloud provider$/);
+  assert.match(describeReason(decisions[1]!.reason), /enabled script .*002-b\/enabled wrote "false"$/);
+});
