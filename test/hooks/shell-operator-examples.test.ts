@@ -3,7 +3,8 @@
 // `source` line: the hooks' kubectl must find the sandbox through the inherited environment.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { closeConnections } from '../../src/kube/connections.js';
@@ -18,7 +19,7 @@ const KUBECTL = findKubectl();
 const skip = KUBECTL ? false : 'kubectl is not installed on this machine: the secret-copier example is not run';
 if (skip) console.log(`# NOTICE: ${skip}`);
 
-test('shell-operator example 104-secret-copier: a labelled Secret in default is copied into every namespace, and into one created later', { skip }, async () => {
+test('shell-operator example 104-secret-copier: a labelled Secret in default is copied into every namespace, and into one created later', { skip }, async (t) => {
   const root = makeTree({ 'modules/.keep': '' });
   const hooks = join(root, 'global-hooks/hooks');
   mkdirSync(hooks, { recursive: true });
@@ -30,7 +31,10 @@ test('shell-operator example 104-secret-copier: a labelled Secret in default is 
   }
   const kubeconfig = join(root, 'kubeconfig');
   // the operator's own environment names another cluster: on the sandbox the hooks must not see it
-  const env = { ...process.env, HOME: root, KUBECONFIG: join(root, 'elsewhere.yaml'), KUBERNETES_SERVICE_HOST: '10.255.0.1', KUBERNETES_SERVICE_PORT: '443' };
+  // kubectl's cache outside the tree: a hook may still write it while the operator stops
+  const cache = mkdtempSync(join(tmpdir(), 'ao-kubectl-cache-'));
+  t.after(() => rmSync(cache, { recursive: true, force: true, maxRetries: 5 }));
+  const env = { ...process.env, HOME: root, KUBECACHEDIR: cache, KUBECONFIG: join(root, 'elsewhere.yaml'), KUBERNETES_SERVICE_HOST: '10.255.0.1', KUBERNETES_SERVICE_PORT: '443' };
   const op = startOperator(root, ['--sandbox-kubeconfig', kubeconfig], env);
   await waitFor(() => logRecords(op.output()).some((r) => r.msg === 'first converge done'), 'the first converge', 120_000).catch((e: Error) => {
     throw new Error(`${e.message}:\n${op.output()}`);
@@ -56,5 +60,8 @@ test('shell-operator example 104-secret-copier: a labelled Secret in default is 
     assert.doesNotMatch(op.output(), /localhost:8080|10\.255\.0\.1/, "no hook's kubectl looked for another cluster");
   } finally {
     closeConnections(kc);
+    // stopped before the tree goes, with the hooks it runs
+    op.child.kill('SIGKILL');
+    await op.exited;
   }
 });
