@@ -2,16 +2,19 @@
 import { claimTemplate, podTemplate } from './core.js';
 import { dflt, dfltStr, ensure, items, type Obj } from './util.js';
 
+/** A strategy of type RollingUpdate unless set, with these bounds when it is one. */
+function rollingUpdate(strategy: Obj, maxUnavailable: number | string, maxSurge: number | string): void {
+  dfltStr(strategy, 'type', 'RollingUpdate');
+  if (strategy.type !== 'RollingUpdate') return;
+  const ru = ensure(strategy, 'rollingUpdate');
+  dflt(ru, 'maxUnavailable', maxUnavailable);
+  dflt(ru, 'maxSurge', maxSurge);
+}
+
 export function deployment(o: Obj): void {
   const spec = ensure(o, 'spec');
   dflt(spec, 'replicas', 1);
-  const strategy = ensure(spec, 'strategy');
-  dfltStr(strategy, 'type', 'RollingUpdate');
-  if (strategy.type === 'RollingUpdate') {
-    const ru = ensure(strategy, 'rollingUpdate');
-    dflt(ru, 'maxUnavailable', '25%');
-    dflt(ru, 'maxSurge', '25%');
-  }
+  rollingUpdate(ensure(spec, 'strategy'), '25%', '25%');
   dflt(spec, 'revisionHistoryLimit', 10);
   dflt(spec, 'progressDeadlineSeconds', 600);
   podTemplate(spec.template);
@@ -25,13 +28,7 @@ export function replicaSet(o: Obj): void {
 
 export function daemonSet(o: Obj): void {
   const spec = ensure(o, 'spec');
-  const strategy = ensure(spec, 'updateStrategy');
-  dfltStr(strategy, 'type', 'RollingUpdate');
-  if (strategy.type === 'RollingUpdate') {
-    const ru = ensure(strategy, 'rollingUpdate');
-    dflt(ru, 'maxUnavailable', 1);
-    dflt(ru, 'maxSurge', 0);
-  }
+  rollingUpdate(ensure(spec, 'updateStrategy'), 1, 0);
   dflt(spec, 'revisionHistoryLimit', 10);
   podTemplate(spec.template);
 }
