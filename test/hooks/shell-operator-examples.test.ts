@@ -10,10 +10,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { closeConnections } from '../../src/kube/connections.js';
 import { requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
-import { logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
+import { killChild, logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
 import { findKubectl } from '../helpers/kubectl.js';
 
-const EXAMPLE = join(import.meta.dirname, 'fixtures/shell-operator-104-secret-copier/hooks');
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const EXAMPLE = join(FIXTURES, 'shell-operator-104-secret-copier/hooks');
 
 const KUBECTL = findKubectl();
 const skip = KUBECTL ? false : 'kubectl is not installed on this machine: the secret-copier example is not run';
@@ -64,4 +65,28 @@ test('shell-operator example 104-secret-copier: a labelled Secret in default is 
     op.child.kill('SIGKILL');
     await op.exited;
   }
+});
+
+test('shell-operator examples 101-monitor-pods and 102-monitor-namespaces: their hooks see Pods and Namespaces come, change and go', async (t) => {
+  const root = makeTree({ 'modules/.keep': '' });
+  const hooks = join(root, 'global-hooks/hooks');
+  for (const example of ['101-monitor-pods', '102-monitor-namespaces']) cpSync(join(FIXTURES, `shell-operator-${example}/hooks`), join(hooks, example), { recursive: true });
+  const kubeconfig = join(root, 'kubeconfig');
+  const op = startOperator(root, ['--sandbox-kubeconfig', kubeconfig]);
+  t.after(() => killChild(op.child, op.exited));
+  await waitFor(() => logRecords(op.output()).some((r) => r.msg === 'first converge done'), 'the first converge', 120_000);
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  t.after(() => closeConnections(kc));
+  const said = (line: string) => waitFor(() => logRecords(op.output()).some((r) => r.msg === line), `the hook to say: ${line}`, 60_000).catch((e: Error) => {
+    throw new Error(`${e.message}:\n${op.output()}`);
+  });
+  await requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
+  await said('Namespace watched was created');
+  await requestJson(kc, 'PATCH', '/api/v1/namespaces/watched', {}, { metadata: { labels: { team: 'a' } } }, 'application/merge-patch+json');
+  await said('Namespace watched labels were modified');
+  await requestJson(kc, 'POST', '/api/v1/namespaces/watched/pods', {}, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+  await said("Pod 'p1' added");
+  await requestJson(kc, 'DELETE', '/api/v1/namespaces/watched');
+  await said('Namespace watched was deleted');
 });
