@@ -19,7 +19,7 @@ import { HookRunner } from './hooks.js';
 import { ClusterObjects, manifestObjects, type PlacedObject } from './objects.js';
 import { isPending, type Release } from './release-record.js';
 import { ReleaseStore } from './release-secrets.js';
-import { ReleaseMonitor, type DriftMode, type DriftReport } from './release-object-monitor.js';
+import { ReleaseMonitor, type DriftMode, type DriftReport, type ReleaseObjectHealth } from './release-object-monitor.js';
 import { ReleaseRenderer } from './release-render.js';
 import { ownership, placedObjects, type CrdMode, type ReleaseContext, type ReleaseLog } from './release-actions/context.js';
 import { absentObjects } from './release-actions/absent-objects.js';
@@ -91,6 +91,8 @@ export interface HelmReleasesOptions {
     drift?: DriftMode;
     onAbsent?: (release: string, resources: string[]) => void;
     onDrift?: (report: DriftReport) => void;
+    /** The status of an object of the release changed (read it with `objectHealth`). */
+    onHealth?: (release: string) => void;
     burstMs?: number;
     /**
      * The Go monitor's HelmReleaseUnexpectedStatus (release-actions/status-check.ts): every
@@ -180,6 +182,11 @@ export class HelmReleases {
   /** What the resources monitor watches, per release: `ns/Kind/name` of each object. */
   watched(): Record<string, string[]> {
     return this.monitor?.watched() ?? {};
+  }
+
+  /** The status of each object of the release's deployed revision, from the watches; undefined when not watched. */
+  objectHealth(release: string, namespace: string): ReleaseObjectHealth[] | undefined {
+    return this.monitor?.health(release, namespace);
   }
 
   /** Stops the resources monitor's watches and status checks. */

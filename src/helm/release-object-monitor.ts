@@ -18,6 +18,10 @@
  * - a release is paused while it is upgraded (its own applies and prunes are no events), and
  *   forgotten when uninstalled; an informer stops when no tracked release owns its resource.
  *
+ * - health: every object a watch delivers gets its kstatus-style status (object-health.ts), kept per
+ *   watch; `health(release)` lists the tracked objects' statuses and `onHealth` says when one of a
+ *   release's changed (no reads, no polling: the watch events carry the status).
+ *
  * Helm hooks are not in the release manifest and are never tracked; CRDs are left out as well.
  */
 import type { KubeConfig } from '../kube/kube-config.js';
@@ -26,6 +30,7 @@ import { isApiStatus, requestJson } from '../kube/http.js';
 import type { RestMapper } from '../kube/mapper.js';
 import { errorMessage } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
+import { objectHealth, type ObjectHealth } from './object-health.js';
 import type { PlacedObject } from './objects.js';
 
 export type DriftMode = 'fix' | 'warn' | 'off';
@@ -33,6 +38,12 @@ export const DRIFT_MODES: readonly DriftMode[] = ['fix', 'warn', 'off'];
 
 /** The label every object of a release carries (objects.ts applies it). */
 const RELEASE_OBJECT_SELECTOR = 'app.kubernetes.io/managed-by=Helm';
+
+/** The status of one tracked object of a release, as `health` lists it. */
+export interface ReleaseObjectHealth extends ObjectHealth {
+  /** `Kind namespace/name`. */
+  object: string;
+}
 
 export interface DriftReport {
   release: string;
@@ -56,6 +67,8 @@ export interface ReleaseMonitorOptions {
   /** Applies one object of the release again (the release engine does it under the release's lock). */
   reapply: (release: string, namespace: string, object: PlacedObject) => Promise<void>;
   log?: { info(message: string): void; warn(message: string): void };
+  /** The status of an object of the release changed, or the set of its objects did (see `health`). */
+  onHealth?: (release: string) => void;
   /** How long deletions are collected into one event (default 200 ms). */
   burstMs?: number;
   /** Server-side watch timeout (default the informer's). */
@@ -89,6 +102,8 @@ interface KindWatch {
   informer: Informer;
   /** `ns/name` of every object the watch sees. */
   live: Set<string>;
+  /** The status of every object the watch sees, by `ns/name`. */
+  health: Map<string, ObjectHealth>;
   synced: boolean;
   started: Promise<void>;
 }
@@ -232,6 +247,7 @@ export class ReleaseMonitor {
     const starting: Promise<void>[] = [];
     for (const t of r.objects) starting.push(this.watchKind(t.resource));
     await Promise.all(starting);
+    if (this.releases.get(id) === r) this.opts.onHealth?.(release);
     await this.stopUnused();
     // objects missing once the watches have listed
     if (!r.paused && r.objects.some((t) => this.isAbsent(t))) this.raiseAbsent(r);
@@ -260,6 +276,21 @@ export class ReleaseMonitor {
     if (!r) return undefined;
     if (r.objects.some((t) => !this.kinds.get(t.resource)?.synced)) return undefined;
     return r.objects.filter((t) => this.isAbsent(t)).map((t) => t.placed.label);
+  }
+
+  /**
+   * The status of each tracked object of the release (absent: `InProgress`, as the module runs again;
+   * not listed yet: `Unknown`); undefined when the release is not tracked.
+   */
+  health(release: string, namespace: string): ReleaseObjectHealth[] | undefined {
+    const r = this.releases.get(`${namespace}/${release}`);
+    if (!r) return undefined;
+    return r.objects.map((t) => {
+      const w = this.kinds.get(t.resource);
+      const h = w?.health.get(`${t.placed.placedNamespace ?? ''}/${t.placed.name}`);
+      const status: ObjectHealth = h ?? (w?.synced ? { status: 'InProgress', message: 'absent: the module runs again' } : { status: 'Unknown', message: 'not listed yet' });
+      return { object: t.placed.label, ...status };
+    });
   }
 
   /** Whether the release's objects are watched. */
@@ -306,10 +337,12 @@ export class ReleaseMonitor {
     const existing = this.kinds.get(path);
     if (existing) return existing.started;
     const live = new Set<string>();
+    const health = new Map<string, ObjectHealth>();
     const nameOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
     const w: KindWatch = {
       path,
       live,
+      health,
       synced: false,
       started: Promise.resolve(),
       informer: new Informer({
@@ -321,11 +354,13 @@ export class ReleaseMonitor {
         onSync: (objects) => {
           for (const o of objects) live.add(nameOf(o));
           w.synced = true;
+          for (const o of objects) this.updateHealth(path, health, nameOf(o), objectHealth(o));
           for (const o of objects) this.onObject(path, 'ADDED', o);
         },
         onEvent: (type, o) => {
           if (type === 'DELETED') live.delete(nameOf(o));
           else live.add(nameOf(o));
+          this.updateHealth(path, health, nameOf(o), type === 'DELETED' ? undefined : objectHealth(o));
           this.onObject(path, type, o);
         },
         onError: (e) => this.opts.log?.warn(`resources monitor: watch of ${path}: ${errorMessage(e)}`),
@@ -334,6 +369,16 @@ export class ReleaseMonitor {
     this.kinds.set(path, w);
     w.started = w.informer.start();
     return w.started;
+  }
+
+  /** Keeps an object's status; a change of a tracked one is told to `onHealth`. */
+  private updateHealth(path: string, health: Map<string, ObjectHealth>, name: string, h: ObjectHealth | undefined): void {
+    const before = health.get(name);
+    if (h) health.set(name, h);
+    else health.delete(name);
+    if (before?.status === h?.status && before?.message === h?.message) return;
+    const t = this.byKey.get(`${path}|${name}`);
+    if (t && !this.stopped) this.opts.onHealth?.(t.release.name);
   }
 
   private async stopUnused(): Promise<void> {

@@ -45,7 +45,15 @@ export interface ScrapeSources {
   hooks(): readonly { module: string; hook: string; bindings: number }[];
   /** Objects in each kubernetes binding's snapshot (`kube_snapshot_objects`). */
   snapshots(): readonly { module: string; hook: string; binding: string; queue: string; kind: string; objects: number }[];
+  /**
+   * Each enabled module's health (`module_health`, 1 for its health and 0 for the others) and how
+   * many objects of its release are in each status (`module_objects`).
+   */
+  moduleHealth(): readonly { module: string; health: string; objects?: Record<string, number> }[];
 }
+
+/** The values of `module_health`'s `health` label. */
+const MODULE_HEALTHS = ['Ready', 'Progressing', 'Degraded', 'Failed', 'Unknown'];
 
 export interface OperatorMetricsOptions {
   prefix?: string;
@@ -164,6 +172,12 @@ export class OperatorMetrics {
       }),
       scraped('tasks_queue_head_info', 'The task at the head of a queue', ['queue', 'module', 'task_type', 'hook'], (set) => {
         for (const q of src.queues?.() ?? []) if (q.head) set([q.queue, q.head.module, q.head.taskType, q.head.hook], 1);
+      }),
+      scraped('module_health', 'A module\'s health: 1 for the one it has, 0 for the others', ['module', 'health'], (set) => {
+        for (const m of src.moduleHealth?.() ?? []) for (const h of MODULE_HEALTHS) set([m.module, h], m.health === h ? 1 : 0);
+      }),
+      scraped('module_objects', 'Objects of a module\'s release by status (Current, InProgress, Failed, Unknown)', ['module', 'health'], (set) => {
+        for (const m of src.moduleHealth?.() ?? []) for (const [h, n] of Object.entries(m.objects ?? {})) set([m.module, h], n);
       }),
       scraped('kube_snapshot_objects', 'Objects in the snapshot of a kubernetes binding', KUBE_LABELS, (set) => {
         for (const s of src.snapshots?.() ?? []) set([s.module, s.hook, s.binding, s.queue, s.kind], s.objects);

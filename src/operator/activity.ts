@@ -50,8 +50,13 @@ export class Activity {
   private next = 0;
   private readonly moduleRuns = new Map<string, ModuleRunRecord>();
   private readonly releases = new Map<string, string>();
+  /** Per module, its hooks whose last run failed and the error. */
+  private readonly failing = new Map<string, Map<string, string>>();
+  /** Told when a module's run or one of its hooks' runs was recorded (the module health). */
+  onModuleActivity?: (module: string) => void;
 
   hookRun(r: HookRunRecord): void {
+    if (r.module !== undefined) this.noteHook(r.module, r.hook, r.error);
     const slot = this.hookRuns[this.next];
     if (!slot) this.hookRuns[this.next] = { at: r.at, durationMs: r.durationMs, hook: r.hook, module: r.module, binding: r.binding, queue: r.queue, result: r.result, error: r.error };
     else {
@@ -65,6 +70,20 @@ export class Activity {
       slot.error = r.error;
     }
     this.next = (this.next + 1) % HOOK_RUNS_KEPT;
+  }
+
+  private noteHook(module: string, hook: string, error: string | undefined): void {
+    let hooks = this.failing.get(module);
+    if (error !== undefined) {
+      if (!hooks) this.failing.set(module, (hooks = new Map()));
+      hooks.set(hook, error);
+    } else if (hooks?.delete(hook) && !hooks.size) this.failing.delete(module);
+    this.onModuleActivity?.(module);
+  }
+
+  /** The module's hooks whose last run failed, with the error. */
+  failingHooks(module: string): { hook: string; error: string }[] {
+    return [...(this.failing.get(module) ?? [])].map(([hook, error]) => ({ hook, error }));
   }
 
   /** The last hook runs, newest first (copies, without the fields a run does not have). */
@@ -92,6 +111,7 @@ export class Activity {
     const release = this.releases.get(module);
     this.releases.delete(module);
     this.moduleRuns.set(module, release === undefined ? r : { ...r, release });
+    this.onModuleActivity?.(module);
   }
 
   lastModuleRun(module: string): ModuleRunRecord | undefined {

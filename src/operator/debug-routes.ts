@@ -30,7 +30,15 @@ function moduleListText(rt: Runtime): string {
   const rows = moduleStates(rt);
   const w = Math.max(6, ...rows.map((r) => r.name.length));
   const sw = Math.max(5, ...rows.map((r) => r.state.length));
-  return [`${'MODULE'.padEnd(w)}  ${'STATE'.padEnd(sw)}  REASON`, ...rows.map((r) => `${r.name.padEnd(w)}  ${r.state.padEnd(sw)}  ${r.reason}`)].join('\n') + '\n';
+  const health = rows.map((r) => {
+    const h = rt.health.refresh(r.name);
+    return h ? `${h.health}: ${h.reason}` : '-';
+  });
+  const hw = Math.max(6, ...health.map((h) => h.length));
+  return [
+    `${'MODULE'.padEnd(w)}  ${'STATE'.padEnd(sw)}  ${'HEALTH'.padEnd(hw)}  REASON`,
+    ...rows.map((r, i) => `${r.name.padEnd(w)}  ${r.state.padEnd(sw)}  ${health[i]!.padEnd(hw)}  ${r.reason}`),
+  ].join('\n') + '\n';
 }
 
 export function registerDebugRoutes(server: DebugServer, rt: Runtime, params: RuntimeParams): void {

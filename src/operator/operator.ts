@@ -187,6 +187,11 @@ export class Operator {
     this.rt.requestModuleRun(module, 'HelmResources-Absent');
   }
 
+  /** The status of an object of the module's release changed (the resources monitor's watches): its health is recomputed. */
+  releaseObjectsChanged(module: string): void {
+    if (!this.stopping) this.rt.health.refresh(module);
+  }
+
   /** The resources monitor found the module's release in a status other than `deployed` (Go's HelmReleaseUnexpectedStatus). */
   helmReleaseUnexpectedStatus(module: string, status: string): void {
     if (this.stopping || !this.opts.manager.enabledModules.includes(module)) return;

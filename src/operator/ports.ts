@@ -84,6 +84,14 @@ export interface ReleaseRequest {
 /** `unchanged`: the checksum of the values and manifests matched the last release and nothing was absent. */
 export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
 
+/** An object of a release and its kstatus-style status (`Current`, `InProgress`, `Failed`, `Unknown`). */
+export interface ObjectStatusEntry {
+  /** `Kind namespace/name`. */
+  object: string;
+  status: 'Current' | 'InProgress' | 'Failed' | 'Unknown';
+  message: string;
+}
+
 export interface HelmPort {
   /** `helm upgrade --install`, skipped when nothing changed (LIFECYCLE-STEPS step 5). */
   upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome>;
@@ -99,6 +107,11 @@ export interface HelmPort {
   absentObjects(release: string, namespace: string): Promise<string[]>;
   /** What the resources monitor watches, per release (`ns/Kind/name`); absent: no monitor. */
   watched?(): Record<string, string[]>;
+  /**
+   * The kstatus-style status of each object of the release's deployed revision, as the resources
+   * monitor's watches see it; undefined when the release is not watched.
+   */
+  objectHealth?(release: string, namespace: string): ObjectStatusEntry[] | undefined;
   /** Stops the resources monitor (at the operator's stop). */
   stop?(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import { ConvergeStatus } from './converge-status.js';
 import { Converge } from './converge.js';
 import { HookRunner } from './hook-runner.js';
 import { Activity } from './activity.js';
+import { ModuleHealthTracker } from './module-health.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { isParallelQueue, makeTask, type OperatorTask, type TaskMeta } from './task-meta.js';
 
@@ -60,6 +61,8 @@ export class Runtime {
   /** The converge in progress and the rules that queue one. */
   readonly converge: Converge;
   readonly activity = new Activity();
+  /** Each enabled module's health (module-health.ts), refreshed on its runs and its objects' changes. */
+  readonly health: ModuleHealthTracker;
   readonly hookRunner: HookRunner;
   private readonly bindings = new Map<string, HookBindings>();
   private readonly modules = new Map<string, ModuleState>();
@@ -89,6 +92,15 @@ export class Runtime {
       snapshots: (hook) => this.bindingsOf(hook).snapshots,
       activation: () => this.activation(),
     });
+    this.health = new ModuleHealthTracker({
+      activity: this.activity,
+      helm: opts.helm,
+      namespace: opts.namespace,
+      log: opts.logger,
+      isEnabled: (m) => this.isEnabled(m),
+      hasChart: (m) => this.manager.set.byName.get(m)?.def.hasChart ?? false,
+    });
+    this.activity.onModuleActivity = (m) => void this.health.refresh(m);
     let fail!: (e: Error) => void;
     this.failed = new Promise((resolve) => (fail = resolve));
     this.fail = fail;

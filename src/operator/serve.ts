@@ -45,6 +45,14 @@ export function metricSources(ref: RuntimeRef): ScrapeSources {
         bindings: bindingCount(h.config),
       }));
     },
+    moduleHealth: () => {
+      const rt = ref();
+      if (!rt) return [];
+      return rt.manager.enabledModules.flatMap((module) => {
+        const h = rt.health.refresh(module);
+        return h ? [{ module, health: h.health, ...(h.objects ? { objects: h.objects } : {}) }] : [];
+      });
+    },
     snapshots: () => {
       const rt = ref();
       if (!rt) return [];

@@ -5,6 +5,7 @@
  */
 import { describeReason } from '../modules/enabled.js';
 import type { HookRunRecord, ModuleRunRecord } from './activity.js';
+import type { ModuleHealth } from './module-health.js';
 import type { Runtime } from './runtime.js';
 
 export interface StatusJson {
@@ -19,7 +20,7 @@ export interface StatusJson {
     restarts: number;
     lastRestart?: { cause: string; phase: string; at: number };
   };
-  modules: { order: number; name: string; enabled: boolean; state: string; reason: string; lastRun?: ModuleRunRecord }[];
+  modules: { order: number; name: string; enabled: boolean; state: string; reason: string; health?: ModuleHealth; lastRun?: ModuleRunRecord }[];
   queues: { name: string; length: number; status: string; head?: string }[];
   hookRuns: HookRunRecord[];
 }
@@ -56,7 +57,8 @@ export function statusJson(rt: Runtime): StatusJson {
     },
     modules: moduleStates(rt).map((m) => {
       const lastRun = rt.activity.lastModuleRun(m.name);
-      return { ...m, ...(lastRun ? { lastRun } : {}) };
+      const health = rt.health.refresh(m.name);
+      return { ...m, ...(health ? { health } : {}), ...(lastRun ? { lastRun } : {}) };
     }),
     queues: rt.queues.queues().map((q) => {
       const head = q.tasks()[0];

@@ -67,7 +67,10 @@ const GOLDEN: Record<string, string> = {
     '{"hooks/watch-cm":{"cms":{"operations":{"sinceLastExecution":{"added":1,"cleaned":0,"count":1,"deleted":0,"modified":0},"sinceStart":{"added":1,"cleaned":0,"count":1,"deleted":0,"modified":0}},"snapshot":[{"filterResult":"echo"}]}}}\n',
   '/module/list.json':
     '{"enabledModules":["echo"],"modules":[{"enabled":true,"name":"echo","reason":"echoEnabled in <modules>/values.yaml","state":"Ready"},{"enabled":false,"name":"spare","reason":"no enabled flag is set (modules are disabled by default)","state":"Disabled"}]}\n',
-  '/module/list.text': 'MODULE  STATE     REASON\necho    Ready     echoEnabled in <modules>/values.yaml\nspare   Disabled  no enabled flag is set (modules are disabled by default)\n',
+  '/module/list.text':
+    'MODULE  STATE     HEALTH                    REASON\n' +
+    'echo    Ready     Ready: 1 object(s) ready  echoEnabled in <modules>/values.yaml\n' +
+    'spare   Disabled  -                         no enabled flag is set (modules are disabled by default)\n',
   '/module/echo/values.json': '{"greeting":"hello","port":80}\n',
   '/module/echo/values.yaml?global=true': 'echo:\n  greeting: hello\n  port: 80\nglobal:\n  seen: 1\n',
   '/module/echo/config.json': '{}\n',
