@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { computeModuleHealth } from '../../src/operator/module-health.js';
 
 const ok = { result: 'success' as const };
-const obj = (object: string, status: 'Current' | 'InProgress' | 'Failed' | 'Unknown', message = status) => ({ object, status, message });
+const obj = (object: string, status: 'Current' | 'InProgress' | 'Failed' | 'Unknown', message: string = status) => ({ object, status, message });
 
 test('a module health: Failed, Degraded, Progressing, Unknown, Ready in that order', () => {
   const objects = [obj('Deployment a/web', 'InProgress', 'Available: 0/2'), obj('Job a/migrate', 'Failed', 'Job Failed'), obj('ConfigMap a/c', 'Current')];
