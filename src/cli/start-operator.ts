@@ -18,7 +18,7 @@ import { ObjectPatcher } from '../kube/object-patcher.js';
 import { ConfigMapSource } from '../kube/configmap-source.js';
 import { cloneClient, isApiStatus, requestJson } from '../kube/http.js';
 import { connectionStats } from '../kube/connections.js';
-import { HelmReleases } from '../helm/release-engine.js';
+import { HelmReleases, MAINTENANCE_LABEL } from '../helm/release-engine.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { parseControllers, parsePodStart } from './sandbox.js';
 import { UserError, errorMessage } from '../util/errors.js';
@@ -131,9 +131,9 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
       hookTimeoutMs: checked.helmTimeoutMs,
       crds: 'module',
       // as the Go operator's Helm client: --crd-extra-labels on every release object and module CRD,
-      // and this release label on every revision (its maintenance mode, not used here)
+      // and its maintenance label "false" on every revision of a managed module ("true" in maintenance)
       extraLabels: checked.extraLabels,
-      releaseLabels: { 'maintenance.deckhouse.io/no-resource-reconciliation': 'false' },
+      releaseLabels: { [MAINTENANCE_LABEL]: 'false' },
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
       monitor: {
         drift: checked.helmDrift,

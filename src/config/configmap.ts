@@ -1,7 +1,8 @@
 /**
  * The ConfigMap config format (VALUES.md "ConfigMap/addon-operator"): every data key holds a YAML
  * string — `global`, `<camelName>` (a map; the legacy `"false"` disables the module, DESIGN §4.3),
- * `<camelName>Enabled` (`"true"`/`"false"`). Pure parsing: no cluster access here.
+ * `<camelName>Enabled` (`"true"`/`"false"`), `<camelName>Maintenance` (`NoResourceReconciliation` or
+ * `""`, the Go operator's maintenance mode). Pure parsing: no cluster access here.
  */
 import { UserError, UserErrors } from '../util/errors.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
@@ -18,6 +19,8 @@ export interface ModuleConfig {
   /** The module's config section; absent when the ConfigMap has no `<camelName>` map. */
   values?: JsonObject;
   enabled?: EnabledFlag;
+  /** `<camelName>Maintenance: NoResourceReconciliation`: Helm and the resources monitor leave its objects alone. */
+  noResourceReconciliation?: boolean;
 }
 
 export interface ConfigData {
@@ -31,6 +34,7 @@ export type KeyCheck = (valuesKey: string) => boolean;
 
 const ENABLED_SUFFIX = 'Enabled';
 const MAINTENANCE_SUFFIX = 'Maintenance';
+const MAINTENANCE_STATES = ['NoResourceReconciliation', 'noresourcereconciliation', ''];
 
 function moduleEntry(out: ConfigData, key: string): ModuleConfig {
   let m = out.modules.get(key);
@@ -80,7 +84,11 @@ export function parseConfigData(data: Record<string, unknown>, where: string, is
       continue;
     }
     if (key.endsWith(MAINTENANCE_SUFFIX) && isValidKey(key.slice(0, -MAINTENANCE_SUFFIX.length))) {
-      continue; // Deckhouse's maintenance mode: accepted and ignored
+      // the Go operator compares the raw string; "" (or no key) is the normal, managed state
+      const state = typeof raw === 'string' ? raw : '';
+      if (MAINTENANCE_STATES.includes(state)) moduleEntry(out, key.slice(0, -MAINTENANCE_SUFFIX.length)).noResourceReconciliation = state !== '';
+      else problems.push(`${src}: module maintenance state can only be "NoResourceReconciliation", "noresourcereconciliation" or "", got ${JSON.stringify(raw)}`);
+      continue;
     }
     if (key.endsWith(ENABLED_SUFFIX) && key.length > ENABLED_SUFFIX.length) {
       const mod = key.slice(0, -ENABLED_SUFFIX.length);

@@ -10,4 +10,4 @@ export { renderChart, renderTemplateFiles, RenderPhaseError, type RenderOptions,
 export { INSTALL_ORDER, UNINSTALL_ORDER, splitManifests, sortManifests, type Manifest, type Hook } from './manifests.js';
 export { decodeRelease, encodeRelease, type Release, type ReleaseStatus } from './release-record.js';
 export { ReleaseStore } from './release-secrets.js';
-export { HelmReleases, CHECKSUM_LABEL, type HelmReleasesOptions, type HelmOperation, type ReleaseRequest, type ReleaseOutcome, type ReleaseLog } from './release-engine.js';
+export { HelmReleases, CHECKSUM_LABEL, MAINTENANCE_LABEL, type HelmReleasesOptions, type HelmOperation, type ReleaseRequest, type ReleaseOutcome, type ReleaseLog } from './release-engine.js';

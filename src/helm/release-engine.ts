@@ -33,7 +33,14 @@ import { ReleaseStatusCheck } from './release-actions/status-check.js';
 export { CHECKSUM_LABEL } from './release-actions/change-detection.js';
 export type { ReleaseLog } from './release-actions/context.js';
 
-export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
+/** `unmanaged`: a release in maintenance (`noResourceReconciliation`) left alone. */
+export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged' | 'unmanaged';
+
+/**
+ * The Go operator's release label of its maintenance mode: "true" on the revisions deployed in the
+ * module's NoResourceReconciliation state, "false" (or absent) otherwise.
+ */
+export const MAINTENANCE_LABEL = 'maintenance.deckhouse.io/no-resource-reconciliation';
 
 export type HelmOperation = 'template' | 'check-upgrade' | 'upgrade';
 
@@ -46,6 +53,12 @@ export interface ReleaseRequest {
   onOperation?: (operation: HelmOperation, seconds: number) => void;
   /** Leave the chart's crds/ alone (Helm's and the Go operator's `SkipCRDs`). */
   skipCrds?: boolean;
+  /**
+   * The module's maintenance state NoResourceReconciliation (the Go operator's Unmanaged): the release
+   * gets one more revision labelled `MAINTENANCE_LABEL: "true"`; once its deployed revision has that
+   * label, runs leave it alone (`unmanaged`) and the resources monitor stops watching it.
+   */
+  noResourceReconciliation?: boolean;
 }
 
 export interface HelmReleasesOptions {
@@ -251,6 +264,12 @@ export class HelmReleases {
     monitor.pause(req.release, req.namespace);
     try {
       const { outcome, deployed, applied } = await this.run(req);
+      if (outcome === 'unmanaged') {
+        // the Go operator's StopMonitor: no absent objects re-installed, no drift fixed, no status checks
+        await monitor.forget(req.release, req.namespace);
+        this.statusCheck?.remove(req.release, req.namespace);
+        return outcome;
+      }
       if (outcome === 'unchanged' && monitor.isTracking(req.release, req.namespace)) return outcome;
       // not awaited: a watch that cannot list yet must not hold the module run
       if (deployed) {
@@ -275,9 +294,17 @@ export class HelmReleases {
       req.onOperation?.(operation, (now - stepStarted) / 1000);
       stepStarted = now;
     };
+    const lastDeployed = (await this.ctx.store.history(req.release, req.namespace)).filter((r) => r.info.status === 'deployed').at(-1);
+    const unmanagedNow = lastDeployed?.labels?.[MAINTENANCE_LABEL] === 'true';
+    if (req.noResourceReconciliation && unmanagedNow) {
+      this.ctx.log.info(`release ${req.release}: in maintenance (NoResourceReconciliation), helm upgrade skipped`);
+      return { outcome: 'unmanaged', deployed: lastDeployed };
+    }
+    // entering or leaving maintenance: a revision with the label's new value, even with the inputs unchanged
+    const releaseLabels: Record<string, string> = req.noResourceReconciliation ? { [MAINTENANCE_LABEL]: 'true' } : unmanagedNow ? { [MAINTENANCE_LABEL]: 'false' } : {};
     const chart = loadChart(req.chartDir, { syntheticName: req.release });
     const capabilities = await this.renderer.capabilitiesNow();
-    const plan = await decideModuleRun(this.ctx, { ...req, chart, capabilities }, async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)));
+    const plan = await decideModuleRun(this.ctx, { ...req, chart, capabilities, forceUpgrade: Object.keys(releaseLabels).length > 0 }, async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)));
     step('check-upgrade');
     if (plan.action === 'unchanged') return { outcome: 'unchanged', deployed: plan.deployed };
     const crdsInstalled = await installReleaseCrds(this.ctx, chart, { ...req, moduleCrds: plan.moduleCrds });
@@ -288,7 +315,7 @@ export class HelmReleases {
     }
     const rendered = await this.renderer.forAction(chart, req, { isUpgrade: plan.action === 'upgrade', revision: plan.revision }, this.renderer.newLookup());
     step('template');
-    const { record, applied } = await installOrUpgrade(this.ctx, req, plan, rendered, crdsInstalled);
+    const { record, applied } = await installOrUpgrade(this.ctx, { ...req, releaseLabels }, plan, rendered, crdsInstalled);
     step('upgrade');
     return { outcome: plan.action === 'upgrade' ? 'upgraded' : 'installed', deployed: record, applied };
   }

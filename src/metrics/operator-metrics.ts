@@ -40,7 +40,7 @@ export interface QueueHead {
 export interface ScrapeSources {
   queues(): readonly QueueHead[];
   /** Every module and whether it is enabled now (`mm_module_info`). */
-  modules(): readonly { name: string; enabled: boolean }[];
+  modules(): readonly { name: string; enabled: boolean; maintenance?: boolean }[];
   /** Bindings per loaded hook (`binding_count`); module "" for global hooks. */
   hooks(): readonly { module: string; hook: string; bindings: number }[];
   /** Objects in each kubernetes binding's snapshot (`kube_snapshot_objects`). */
@@ -166,6 +166,9 @@ export class OperatorMetrics {
       }),
       scraped('mm_module_info', 'Modules and their enabled state', ['module', 'enabled', 'critical'], (set) => {
         for (const m of src.modules?.() ?? []) set([m.name, String(m.enabled), 'false'], 1);
+      }),
+      scraped('mm_module_maintenance', 'Modules in a maintenance state', ['module', 'state'], (set) => {
+        for (const m of src.modules?.() ?? []) if (m.maintenance) set([m.name, 'NoResourceReconciliation'], 1);
       }),
       scraped('tasks_queue_length', 'Tasks in a queue', ['queue'], (set) => {
         for (const q of src.queues?.() ?? []) set([q.queue], q.length);

@@ -47,6 +47,8 @@ export interface ConfigChange {
   enabledFlagsChanged: boolean;
   /** Modules (by name) whose config section changed. */
   modulesChanged: string[];
+  /** Modules (by name) whose maintenance state (`<camelName>Maintenance`) changed. */
+  maintenanceChanged: string[];
 }
 
 export interface DiscoveryResult {
@@ -82,6 +84,8 @@ export class ModuleManager {
   private readonly opts: ModuleManagerOptions;
   private readonly moduleHooksByName = new Map<string, Hook[]>();
   private configFlags = new Map<string, EnabledFlag>();
+  /** Modules (by name) in the maintenance state NoResourceReconciliation. */
+  private maintenance = new Set<string>();
   private readonly dynamicFlags = new Map<string, DynamicFlag>();
   private enabledList: string[] = [];
   private decisions = new Map<string, EnabledDecision>();
@@ -151,7 +155,11 @@ export class ModuleManager {
     const flagsChanged =
       newFlags.size !== this.configFlags.size || [...newFlags].some(([k, f]) => this.configFlags.get(k)?.value !== f.value);
     this.configFlags = newFlags;
+    const maintenance = new Set(this.set.modules.filter((m) => config.modules.get(m.def.valuesKey)?.noResourceReconciliation === true).map((m) => m.def.name));
+    const maintenanceChanged = this.set.modules.map((m) => m.def.name).filter((n) => maintenance.has(n) !== this.maintenance.has(n));
+    this.maintenance = maintenance;
     return {
+      maintenanceChanged,
       globalChanged: !jsonEqual(oldGlobal, store.global.configValues),
       enabledFlagsChanged: flagsChanged,
       modulesChanged: this.set.modules.filter((m) => !jsonEqual(oldModules.get(m.def.name), m.values.configValues)).map((m) => m.def.name),
@@ -233,6 +241,11 @@ export class ModuleManager {
       savedConfig: applied.savedConfig ? { key, values: applied.savedConfig } : undefined,
       enabledFlagsChanged: false,
     };
+  }
+
+  /** True while the config holds `<camelName>Maintenance: NoResourceReconciliation` for the module. */
+  inMaintenance(name: string): boolean {
+    return this.maintenance.has(name);
   }
 
   /** Forgets a disabled module's volatile state; its config values stay (DESIGN §4.9). */

@@ -77,12 +77,21 @@ export interface ReleaseRequest {
   chartDir: string;
   /** `{"global": ..., "<camelName>": ...}` (the Helm view of VALUES.md). */
   values: JsonObject;
+  /**
+   * The module's maintenance state NoResourceReconciliation (Go's Unmanaged): the release is upgraded
+   * once more with its label `maintenance.deckhouse.io/no-resource-reconciliation` "true"; once it has
+   * it, the run leaves the release alone (`unmanaged`) and the resources monitor stops watching it.
+   */
+  noResourceReconciliation?: boolean;
   /** Told how long each step took (Go's `helm_operation_seconds`): the render, the check, the upgrade. */
   onOperation?: (operation: 'template' | 'check-upgrade' | 'upgrade', seconds: number) => void;
 }
 
-/** `unchanged`: the checksum of the values and manifests matched the last release and nothing was absent. */
-export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged';
+/**
+ * `unchanged`: the checksum of the values and manifests matched the last release and nothing was absent;
+ * `unmanaged`: the release is in maintenance (NoResourceReconciliation) and was left alone.
+ */
+export type ReleaseOutcome = 'installed' | 'upgraded' | 'unchanged' | 'unmanaged';
 
 /** An object of a release and its kstatus-style status (`Current`, `InProgress`, `Failed`, `Unknown`). */
 export interface ObjectStatusEntry {

@@ -49,3 +49,14 @@ test('a config file may be a ConfigMap manifest or a bare data map', () => {
   assert.throws(() => readConfigFile(join(root, 'bad.yaml'), isValidValuesKey), /key "global": a ConfigMap value must be a string holding YAML/);
   assert.throws(() => readConfigFile(join(root, 'missing.yaml'), isValidValuesKey), /cannot read config file .*missing\.yaml: ENOENT/);
 });
+
+test('<camelName>Maintenance: NoResourceReconciliation (either case) or "" (managed); any other value names the key', () => {
+  const c = parse({ aMaintenance: 'NoResourceReconciliation', bMaintenance: 'noresourcereconciliation', cMaintenance: '' });
+  assert.deepEqual(c.modules.get('a'), { noResourceReconciliation: true });
+  assert.deepEqual(c.modules.get('b'), { noResourceReconciliation: true });
+  assert.deepEqual(c.modules.get('c'), { noResourceReconciliation: false });
+  assert.throws(
+    () => parse({ echoMaintenance: 'Sometimes' }),
+    /key "echoMaintenance": module maintenance state can only be "NoResourceReconciliation", "noresourcereconciliation" or "", got "Sometimes"/,
+  );
+});

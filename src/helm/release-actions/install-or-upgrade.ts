@@ -19,6 +19,8 @@ export interface InstallOrUpgradeInput {
   release: string;
   namespace: string;
   values: JsonObject;
+  /** Labels of this revision beside the context's (they win). */
+  releaseLabels?: Record<string, string>;
 }
 
 /** The deployed revision and the objects it applied. */
@@ -79,6 +81,6 @@ function newRecord(ctx: ReleaseContext, req: InstallOrUpgradeInput, rendered: Re
     manifest: rendered.manifest,
     hooks: rendered.hooks.map(storedHook),
     // Helm's mergeCustomLabels: the last revision's labels, then the new ones; "null" removes one
-    labels: Object.fromEntries(Object.entries({ ...last?.labels, ...ctx.releaseLabels, [CHECKSUM_LABEL]: checksum }).filter(([, v]) => v !== 'null')),
+    labels: Object.fromEntries(Object.entries({ ...last?.labels, ...ctx.releaseLabels, ...req.releaseLabels, [CHECKSUM_LABEL]: checksum }).filter(([, v]) => v !== 'null')),
   };
 }

@@ -3,7 +3,7 @@
  * its payload (parsed when read; a newer one replaces the payload of a task still waiting).
  * A changed global section or Enabled flag reloads all modules (restarting a converge in progress);
  * changed module sections run those modules, after their run in a converge in progress, never before
- * it. A module with an `enabled` script may change its state with its values: that reloads all
+ * it; so do modules whose maintenance state changed. A module with an `enabled` script may change its state with its values: that reloads all
  * modules too.
  */
 import { TaskResults, type TaskQueue } from '../../queue/index.js';
@@ -28,7 +28,8 @@ export const applyKubeConfigValues: TaskHandler<'ApplyKubeConfigValues'> = (rt, 
     return TaskResults.success();
   }
   const head: OperatorTask[] = [];
-  for (const module of change.modulesChanged) {
+  // a module whose maintenance state changed runs again, as one whose section changed (Go's ModuleMaintenanceChanged)
+  for (const module of new Set([...change.modulesChanged, ...change.maintenanceChanged])) {
     if (!rt.isEnabled(module) || extraRunWaiting(queue, module)) continue;
     const run = makeTask({ kind: 'ModuleRun', module, doStartup: false, reloadAll: false, event: 'KubeConfig-Changed-Modules' });
     const inConverge = queue.tasks().find((t) => !t.processing && runsModule(t, module) && (t.metadata as { reloadAll: boolean }).reloadAll);

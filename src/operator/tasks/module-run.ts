@@ -109,11 +109,12 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
       namespace: rt.opts.namespace,
       chartDir: m.def.path,
       values,
+      ...(rt.manager.inMaintenance(module) ? { noResourceReconciliation: true } : {}),
       ...(metrics ? { onOperation: (operation, seconds) => metrics.helmOperation(module, activation, operation, seconds) } : {}),
     });
     metrics?.moduleHelm(module, activation, (performance.now() - started) / 1000);
     rt.activity.release(module, outcome);
-    rt.log.debug({ module, release: module, outcome }, outcome === 'unchanged' ? 'helm release is up to date' : `helm release ${outcome}`);
+    rt.log.debug({ module, release: module, outcome }, outcome === 'unchanged' ? 'helm release is up to date' : outcome === 'unmanaged' ? 'helm release is unmanaged (maintenance NoResourceReconciliation), skip helm upgrade' : `helm release ${outcome}`);
   }
   const before = m.values.checksum();
   await runLifecycle(rt, module, hooks, 'afterHelm', queue);
