@@ -165,7 +165,8 @@ export class OperatorMetrics {
         for (const h of src.hooks?.() ?? []) set([h.module, h.hook], h.bindings);
       }),
       scraped('mm_module_info', 'Modules and their enabled state', ['module', 'enabled', 'critical'], (set) => {
-        for (const m of src.modules?.() ?? []) set([m.name, String(m.enabled), 'false'], 1);
+        // critical: the Go fs loader marks every module of the modules dirs critical
+        for (const m of src.modules?.() ?? []) set([m.name, String(m.enabled), 'true'], 1);
       }),
       scraped('mm_module_maintenance', 'Modules in a maintenance state', ['module', 'state'], (set) => {
         for (const m of src.modules?.() ?? []) if (m.maintenance) set([m.name, 'NoResourceReconciliation'], 1);

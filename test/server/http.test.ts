@@ -162,8 +162,8 @@ test('probes, converge status, metrics and the status JSON of a running operator
     assert.match(samples, /addon_operator_module_run_seconds_count\{module="echo",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_module_helm_seconds_count\{module="echo",activation="OperatorStartup"\} 1/);
     assert.match(samples, /addon_operator_convergence_total\{activation="OperatorStartup"\} 1/);
-    assert.match(samples, /addon_operator_mm_module_info\{module="echo",enabled="true",critical="false"\} 1/);
-    assert.match(samples, /addon_operator_mm_module_info\{module="off",enabled="false",critical="false"\} 1/);
+    assert.match(samples, /addon_operator_mm_module_info\{module="echo",enabled="true",critical="true"\} 1/);
+    assert.match(samples, /addon_operator_mm_module_info\{module="off",enabled="false",critical="true"\} 1/);
     assert.match(samples, /addon_operator_binding_count\{module="",hook="hooks\/watch-cm"\} 1/);
     assert.match(samples, /addon_operator_kube_snapshot_objects\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} 1/);
     assert.match(samples, /addon_operator_tasks_queue_length\{queue="main"\} \d+$/m);
