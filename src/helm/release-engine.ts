@@ -294,17 +294,17 @@ export class HelmReleases {
       req.onOperation?.(operation, (now - stepStarted) / 1000);
       stepStarted = now;
     };
-    const lastDeployed = (await this.ctx.store.history(req.release, req.namespace)).filter((r) => r.info.status === 'deployed').at(-1);
-    const unmanagedNow = lastDeployed?.labels?.[MAINTENANCE_LABEL] === 'true';
-    if (req.noResourceReconciliation && unmanagedNow) {
-      this.ctx.log.info(`release ${req.release}: in maintenance (NoResourceReconciliation), helm upgrade skipped`);
-      return { outcome: 'unmanaged', deployed: lastDeployed };
-    }
-    // entering or leaving maintenance: a revision with the label's new value, even with the inputs unchanged
-    const releaseLabels: Record<string, string> = req.noResourceReconciliation ? { [MAINTENANCE_LABEL]: 'true' } : unmanagedNow ? { [MAINTENANCE_LABEL]: 'false' } : {};
     const chart = loadChart(req.chartDir, { syntheticName: req.release });
     const capabilities = await this.renderer.capabilitiesNow();
-    const plan = await decideModuleRun(this.ctx, { ...req, chart, capabilities, forceUpgrade: Object.keys(releaseLabels).length > 0 }, async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)));
+    const wantUnmanaged = req.noResourceReconciliation === true;
+    // entering or leaving maintenance: a revision with the label's new value, even with the inputs unchanged
+    const plan = await decideModuleRun(this.ctx, { ...req, chart, capabilities, keep: (d) => (d.labels?.[MAINTENANCE_LABEL] === 'true') === wantUnmanaged }, async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)));
+    const unmanagedNow = plan.deployed?.labels?.[MAINTENANCE_LABEL] === 'true';
+    if (wantUnmanaged && unmanagedNow) {
+      this.ctx.log.info(`release ${req.release}: in maintenance (NoResourceReconciliation), helm upgrade skipped`);
+      return { outcome: 'unmanaged', deployed: plan.deployed };
+    }
+    const releaseLabels: Record<string, string> = wantUnmanaged ? { [MAINTENANCE_LABEL]: 'true' } : unmanagedNow ? { [MAINTENANCE_LABEL]: 'false' } : {};
     step('check-upgrade');
     if (plan.action === 'unchanged') return { outcome: 'unchanged', deployed: plan.deployed };
     const crdsInstalled = await installReleaseCrds(this.ctx, chart, { ...req, moduleCrds: plan.moduleCrds });

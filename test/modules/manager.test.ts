@@ -71,10 +71,10 @@ test('a module hook sees global.enabledModules and changes only its module', asy
 test('config changes are classified: global section, Enabled flags, module sections', async () => {
   const mm = await manager(tree());
   mm.applyConfig(cfg({ global: 'a: 1\n', alpha: 'replicas: 2\n' }));
-  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 1\n', alpha: 'replicas: 2\n' })), { globalChanged: false, enabledFlagsChanged: false, modulesChanged: [] });
-  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 2\n', alpha: 'replicas: 2\n' })), { globalChanged: true, enabledFlagsChanged: false, modulesChanged: [] });
-  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 2\n', alpha: 'replicas: 3\n', betaEnabled: 'false' })), { globalChanged: false, enabledFlagsChanged: true, modulesChanged: ['alpha'] });
-  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 2\n', betaEnabled: 'false' })), { globalChanged: false, enabledFlagsChanged: false, modulesChanged: ['alpha'] });
+  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 1\n', alpha: 'replicas: 2\n' })), { globalChanged: false, enabledFlagsChanged: false, modulesChanged: [], maintenanceChanged: [] });
+  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 2\n', alpha: 'replicas: 2\n' })), { globalChanged: true, enabledFlagsChanged: false, modulesChanged: [], maintenanceChanged: [] });
+  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 2\n', alpha: 'replicas: 3\n', betaEnabled: 'false' })), { globalChanged: false, enabledFlagsChanged: true, modulesChanged: ['alpha'], maintenanceChanged: [] });
+  assert.deepEqual(mm.applyConfig(cfg({ global: 'a: 2\n', betaEnabled: 'false' })), { globalChanged: false, enabledFlagsChanged: false, modulesChanged: ['alpha'], maintenanceChanged: [] });
 });
 
 test('a module with a bad hook fails discovery; fixed, the next discovery succeeds', async () => {

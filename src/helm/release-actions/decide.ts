@@ -32,8 +32,8 @@ export interface DecideInput extends Omit<ReleaseInputs, 'moduleCrds' | 'extraLa
   release: string;
   namespace: string;
   chartDir: string;
-  /** Upgrade even when nothing changed (a release label to change). */
-  forceUpgrade?: boolean;
+  /** False: upgrade the deployed revision even when nothing changed (a release label to change). */
+  keep?: (deployed: Release) => boolean;
 }
 
 /** `absent`: the deployed revision's objects missing from the cluster (the monitor's view, or read). */
@@ -52,7 +52,7 @@ export async function decideModuleRun(ctx: ReleaseContext, req: DecideInput, abs
   const moduleCrds = ctx.crdMode === 'module' ? moduleCrdFiles(req.chartDir) : [];
   const checksum = inputsDigest({ chart: req.chart, values: req.values, capabilities: req.capabilities, moduleCrds, extraLabels: ctx.extraLabels });
   if (unexpected) ctx.log.info(`release ${name}: revision ${unexpected.version} is ${unexpected.info.status}, not deployed: upgrading`);
-  else if (previous && previous === deployed && storedChecksum(deployed) === checksum && !req.forceUpgrade) {
+  else if (previous && previous === deployed && storedChecksum(deployed) === checksum && (req.keep?.(deployed) ?? true)) {
     const missing = await absent(deployed);
     if (missing.length === 0) return { action: 'unchanged', deployed };
     ctx.log.info(`release ${name}: ${missing.length} object(s) absent (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}), upgrading`);
