@@ -256,8 +256,10 @@ export class Runtime {
     return e ? JSON.parse(e.json) : undefined;
   }
 
-  list(tkey: string, ns?: string): Obj[] {
-    return this.resources.store.list(tkey, ns).map((e) => JSON.parse(e.json));
+  /** Objects of `tkey` (in `ns`), parsed; with `labels`, only those matching them, picked before parsing. */
+  list(tkey: string, ns?: string, labels?: Record<string, string>): Obj[] {
+    const entries = this.resources.store.list(tkey, ns);
+    return (labels ? entries.filter((e) => selectorMatches({ matchLabels: labels }, e.labels)) : entries).map((e) => JSON.parse(e.json));
   }
 
   count(tkey: string): number {

@@ -112,8 +112,8 @@ export function serviceController(): Controller {
       return;
     }
     const pods = rt
-      .list(TKEY.pods, ns)
-      .filter((p) => !isTerminating(p) && p.status?.podIP && p.status?.phase === 'Running' && selectorMatches({ matchLabels: sel }, p.metadata.labels))
+      .list(TKEY.pods, ns, sel)
+      .filter((p) => !isTerminating(p) && p.status?.podIP && p.status?.phase === 'Running')
       .sort((a, b) => String(a.metadata.name).localeCompare(String(b.metadata.name)));
     const ports = (svc.spec?.ports ?? []).map((p: Obj) => ({ name: p.name ?? '', port: targetPort(p, pods), protocol: p.protocol ?? 'TCP', ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) }));
     const ref = (p: Obj): Obj => ({ kind: 'Pod', namespace: ns, name: p.metadata.name, uid: p.metadata.uid });
