@@ -35,8 +35,19 @@ export interface HookRunnerOptions {
   progressMs?: number;
 }
 
-/** An error of a hook: `message` is Helm's text (the release's description carries it). */
-export class HookError extends Error {}
+/**
+ * An error of a hook: `message` is Helm's text (the release's description carries it); `hookPath`, the
+ * template of the hook that failed (`chart/templates/job.yaml`, `chart/charts/sub/templates/...`).
+ */
+export class HookError extends Error {
+  constructor(
+    message: string,
+    readonly hookPath?: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
 
 const BEFORE_CREATION = 'before-hook-creation';
 const SUCCEEDED = 'hook-succeeded';
@@ -72,7 +83,7 @@ export class HookRunner {
       try {
         placed = await this.build(h, release.namespace);
       } catch (e) {
-        throw new HookError(`unable to build kubernetes object for ${event} hook ${h.path}: ${errorMessage(e)}`, { cause: e });
+        throw new HookError(`unable to build kubernetes object for ${event} hook ${h.path}: ${errorMessage(e)}`, h.path, { cause: e });
       }
       h.last_run = { started_at: goTime(this.o.now()), completed_at: '', phase: 'Running' };
       await this.o.record(release);
@@ -82,7 +93,7 @@ export class HookRunner {
       if (createErrors.length) {
         h.last_run.completed_at = goTime(this.o.now());
         h.last_run.phase = 'Failed';
-        throw new HookError(`warning: Hook ${event} ${h.path} failed: ${multiError(createErrors)}`);
+        throw new HookError(`warning: Hook ${event} ${h.path} failed: ${multiError(createErrors)}`, h.path);
       }
       const waitErrors = (await Promise.all(placed.map((p) => this.untilReady(p, release.name)))).filter((e): e is string => e !== undefined);
       h.last_run.completed_at = goTime(this.o.now());
@@ -95,7 +106,7 @@ export class HookRunner {
           this.o.log.warn(`release ${release.name}: deleting the failed hook ${h.path}: ${errorMessage(e)}`);
         }
         for (const done of executing.slice(0, i)) await this.deleteByPolicy(done, SUCCEEDED, release.namespace);
-        throw new HookError(multiError(waitErrors));
+        throw new HookError(multiError(waitErrors), h.path);
       }
       h.last_run.phase = 'Succeeded';
       this.o.log.info(`release ${release.name}: ${event} hook ${h.path} (${h.kind} ${h.name}) succeeded`);
@@ -132,7 +143,7 @@ export class HookRunner {
     try {
       placed = await this.build(h, namespace);
     } catch (e) {
-      throw new HookError(`unable to build kubernetes object for deleting hook ${h.path}: ${errorMessage(e)}`, { cause: e });
+      throw new HookError(`unable to build kubernetes object for deleting hook ${h.path}: ${errorMessage(e)}`, h.path, { cause: e });
     }
     const errors: string[] = [];
     for (const p of placed) {
@@ -142,10 +153,10 @@ export class HookRunner {
         errors.push(apiMessage(e));
       }
     }
-    if (errors.length) throw new HookError(errors.join('; '));
+    if (errors.length) throw new HookError(errors.join('; '), h.path);
     for (const p of placed) {
       const error = await this.watch(p, (type) => (type === 'gone' ? { done: true } : { done: false }), true);
-      if (error) throw new HookError(error);
+      if (error) throw new HookError(error, h.path);
     }
   }
 

@@ -45,7 +45,7 @@ test('hook Pods run by the simulated kubelet: one that succeeds lets the install
   const installed = secretPayload((await releaseSecrets(kc, NS, 'hooked'))[0]).release;
   assert.equal(installed.hooks.find((h: { name: string }) => h.name === 'pre-ok').last_run.phase, 'Succeeded');
 
-  await assert.rejects(helm.upgradeInstall({ release: 'hooked', namespace: NS, chartDir: dir, values: { v: 2 } }), /^Error: release hooked: post-upgrade hooks failed: pod post-bad failed$/);
+  await assert.rejects(helm.upgradeInstall({ release: 'hooked', namespace: NS, chartDir: dir, values: { v: 2 } }), /^Error: release hooked: post-upgrade hooks failed: pod post-bad failed \(hook hooked\/templates\/post\.yaml\)$/);
   const records = (await releaseSecrets(kc, NS, 'hooked')).map((s) => secretPayload(s).release).sort((a, b) => a.version - b.version);
   assert.equal(records[1].info.status, 'failed');
   assert.equal(records[1].info.description, 'Upgrade "hooked" failed: post-upgrade hooks failed: 1 error occurred:\n\t* pod post-bad failed\n\n');
@@ -62,7 +62,7 @@ test('a hook Job nothing completes: its progress is logged while it is waited fo
   });
   const install = helm.upgradeInstall({ release: 'slow', namespace: NS, chartDir: dir, values: {} });
   await waitFor(() => logs.includes('release slow: waiting for hook Job slow: 0/1 succeeded, 0 active, 0 failed'), 'the progress line');
-  await assert.rejects(install, /^Error: release slow: failed pre-install: timed out waiting for the condition$/);
+  await assert.rejects(install, /^Error: release slow: failed pre-install: timed out waiting for the condition \(hook hooked\/templates\/job\.yaml\)$/);
   assert.equal(secretPayload((await releaseSecrets(kc, NS, 'slow'))[0]).release.info.status, 'failed');
   assert.equal(await getObject(kc, `/api/v1/namespaces/${NS}/configmaps/hooked`), undefined, 'nothing of the release was applied');
 });

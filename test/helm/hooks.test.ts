@@ -170,7 +170,7 @@ test('hooks: a failing pre-upgrade hook fails the revision as Helm records it, c
 
   failing = true;
   await assert.rejects(helm.upgradeInstall(request('2')), (e: Error) => {
-    assert.equal(e.message, 'release demo: pre-upgrade hooks failed: job pre-b failed: BackoffLimitExceeded');
+    assert.equal(e.message, 'release demo: pre-upgrade hooks failed: job pre-b failed: BackoffLimitExceeded (hook demo/templates/pre-b.yaml)');
     return true;
   });
   const secrets = await releaseSecrets(kc, NS, 'demo');
@@ -201,7 +201,7 @@ test('hooks: hook-failed deletes a failed hook, a Pod that fails, a timeout, and
 
   // hook-failed: the failed Job is deleted; the install is failed as Helm's install records it
   const failingInstall = chart({ 'templates/bad.yaml': hookJob('bad-job', 'pre-install', 0, 'hook-failed') });
-  await assert.rejects(helm.upgradeInstall({ release: 'a', namespace: NS, chartDir: failingInstall, values: {} }), /^Error: release a: failed pre-install: job bad-job failed: BackoffLimitExceeded$/);
+  await assert.rejects(helm.upgradeInstall({ release: 'a', namespace: NS, chartDir: failingInstall, values: {} }), /^Error: release a: failed pre-install: job bad-job failed: BackoffLimitExceeded \(hook x\/templates\/bad\.yaml\)$/);
   const a = secretPayload((await releaseSecrets(kc, NS, 'a'))[0]).release;
   assert.equal(a.info.status, 'failed');
   assert.equal(a.info.description, 'Release "a" failed: failed pre-install: 1 error occurred:\n\t* job bad-job failed: BackoffLimitExceeded\n\n');
@@ -212,12 +212,12 @@ test('hooks: hook-failed deletes a failed hook, a Pod that fails, a timeout, and
   const failingPod = chart({
     'templates/pod.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad-pod\n  annotations:\n    "helm.sh/hook": post-install\nspec:\n  containers:\n  - name: c\n    image: busybox\n',
   });
-  await assert.rejects(helm.upgradeInstall({ release: 'b', namespace: NS, chartDir: failingPod, values: {} }), /failed post-install: pod bad-pod failed$/);
+  await assert.rejects(helm.upgradeInstall({ release: 'b', namespace: NS, chartDir: failingPod, values: {} }), /failed post-install: pod bad-pod failed \(hook x\/templates\/pod\.yaml\)$/);
   assert.equal(secretPayload((await releaseSecrets(kc, NS, 'b'))[0]).release.info.status, 'failed');
 
   // a Job that never finishes: the timeout (--helm-timeout) ends the wait
   const stuck = chart({ 'templates/never.yaml': hookJob('never', 'pre-install', 0) });
-  await assert.rejects(helm.upgradeInstall({ release: 'c', namespace: NS, chartDir: stuck, values: {} }), /^Error: release c: failed pre-install: timed out waiting for the condition$/);
+  await assert.rejects(helm.upgradeInstall({ release: 'c', namespace: NS, chartDir: stuck, values: {} }), /^Error: release c: failed pre-install: timed out waiting for the condition \(hook x\/templates\/never\.yaml\)$/);
 
   // a hook whose object already exists (no before-hook-creation): Helm's create error
   await requestJson(kc, 'POST', `/api/v1/namespaces/${NS}/configmaps`, {}, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken' } });

@@ -1,7 +1,7 @@
 /**
  * Runs a release's Helm hooks of one moment and words a failure as Helm does at that moment
- * (install.go, upgrade.go, uninstall.go): the error names the release on one line, the text Helm
- * records in the release's description is kept beside it.
+ * (install.go, upgrade.go, uninstall.go): the error names the release and the failing hook's template
+ * on one line, the text Helm records in the release's description is kept beside it.
  */
 import { HookError, type HookRunner, type RunHookEvent } from '../hooks.js';
 import type { Release } from '../release-record.js';
@@ -16,7 +16,10 @@ const HOOK_FAILURE: Record<RunHookEvent, (message: string) => string> = {
   'post-delete': (m) => m,
 };
 
-/** A hook failure: the message names the release on one line; `helmText` is what Helm records. */
+/**
+ * A hook failure: the message names the release and the hook's template (so the chart, or the subchart,
+ * it comes from) on one line; `helmText` is what Helm records.
+ */
 export class HelmHookFailure extends Error {
   constructor(
     message: string,
@@ -41,6 +44,7 @@ export async function runHookPhase(hooks: HookRunner, record: Release, event: Ru
   } catch (e) {
     if (!(e instanceof HookError)) throw e;
     const helmText = HOOK_FAILURE[event](e.message);
-    throw new HelmHookFailure(`release ${record.name}: ${oneLine(helmText)}`, helmText, e);
+    const hook = e.hookPath ? ` (hook ${e.hookPath})` : '';
+    throw new HelmHookFailure(`release ${record.name}: ${oneLine(helmText)}${hook}`, helmText, e);
   }
 }
