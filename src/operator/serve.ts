@@ -9,7 +9,7 @@ import type { OperatorMetrics, ScrapeSources } from '../metrics/operator-metrics
 import { ConvergeStatus } from './converge-status.js';
 import type { Runtime } from './runtime.js';
 import type { HookConfig } from '../hooks/config-types.js';
-import { statusJson } from './status.js';
+import { moduleObjectsJson, statusJson } from './status.js';
 
 const LIFECYCLE_KEYS = ['onStartup', 'beforeAll', 'afterAll', 'beforeHelm', 'afterHelm', 'beforeDeleteHelm', 'afterDeleteHelm'] as const;
 
@@ -81,8 +81,9 @@ export function httpSources(ref: RuntimeRef, metrics: OperatorMetrics, hookMetri
     convergeJson: () => converge().json(),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.renderParts() }),
     hookMetrics: () => hookMetrics.render(),
-    status: () => {
+    status: (module?: string) => {
       const rt = ref();
+      if (module !== undefined) return rt ? moduleObjectsJson(rt, module) : undefined;
       return rt ? statusJson(rt) : { generatedAt: Date.now(), converge: { phase: 'NotStarted', inProgressTasks: 0, count: 0, convergePhase: 'StandBy', restarts: 0 }, modules: [], queues: [], hookRuns: [] };
     },
   };

@@ -2,10 +2,12 @@
  * `/status.json`, what the status page shows: every module in order with its state and the reason
  * for it, its last run and release outcome; every queue with its length, status and head task; the
  * last hook runs; the converge's progress. Names, times and outcomes only: never values or Secret data.
+ * `/status.json?module=NAME`: that module's health and each object of its release with its status.
  */
 import { describeReason } from '../modules/enabled.js';
 import type { HookRunRecord, ModuleRunRecord } from './activity.js';
 import type { ModuleHealth } from './module-health.js';
+import type { ObjectStatusEntry } from './ports.js';
 import type { Runtime } from './runtime.js';
 
 export interface StatusJson {
@@ -66,4 +68,20 @@ export function statusJson(rt: Runtime): StatusJson {
     }),
     hookRuns: rt.activity.lastHookRuns(),
   };
+}
+
+/** One module's health and its release's objects with their status (`objects` absent when not watched). */
+export interface ModuleObjectsJson {
+  name: string;
+  enabled: boolean;
+  health?: ModuleHealth;
+  objects?: ObjectStatusEntry[];
+}
+
+export function moduleObjectsJson(rt: Runtime, name: string): ModuleObjectsJson | undefined {
+  if (!rt.manager.set.modules.some((m) => m.def.name === name)) return undefined;
+  const enabled = rt.isEnabled(name);
+  const health = rt.health.refresh(name);
+  const objects = enabled ? rt.opts.helm.objectHealth?.(name, rt.opts.namespace) : undefined;
+  return { name, enabled, ...(health ? { health } : {}), ...(objects ? { objects } : {}) };
 }

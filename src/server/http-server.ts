@@ -23,8 +23,11 @@ export interface HttpSources {
   metrics(): Promise<{ contentType: string; body: string | readonly string[] }>;
   /** `/metrics/hooks`: metrics written by hooks. */
   hookMetrics(): string;
-  /** `/status.json`: what the status page shows (never values or Secret data). */
-  status(): unknown;
+  /**
+   * `/status.json`: what the status page shows (never values or Secret data); with `?module=NAME`
+   * that module's health and objects, undefined when there is no such module.
+   */
+  status(module?: string): unknown;
 }
 
 export interface HttpServerOptions {
@@ -55,7 +58,12 @@ function routes(s: HttpSources): Map<string, Route> {
     }],
     ['/metrics/hooks', () => ({ code: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: s.hookMetrics() })],
     ['/status/converge', (url) => (url.searchParams.get('output') === 'json' ? json(s.convergeJson()) : text(s.convergeText()))],
-    ['/status.json', () => json(s.status())],
+    ['/status.json', (url) => {
+      const module = url.searchParams.get('module');
+      if (module === null) return json(s.status());
+      const m = s.status(module);
+      return m === undefined ? text(`no module ${JSON.stringify(module)}\n`, 404) : json(m);
+    }],
     ['/discovery', () => text(ROUTE_LIST)],
   ]);
 }

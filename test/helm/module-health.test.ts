@@ -12,6 +12,7 @@ import { debugRequest } from '../../src/cli/debug.js';
 import { requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
 import { logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
+import { FAILING_JOB } from '../helpers/workloads.js';
 
 const chart = (name: string, templates: Record<string, string>): Record<string, string> => ({
   [`modules/${name}/Chart.yaml`]: `apiVersion: v2\nname: ${name.replace(/^\d+-/, '')}\nversion: 0.1.0\n`,
@@ -29,16 +30,6 @@ spec:
     spec: {containers: [{name: main, image: nginx}]}
 `;
 
-const FAILING_JOB = `apiVersion: batch/v1
-kind: Job
-metadata: {name: migrate}
-spec:
-  backoffLimit: 0
-  template:
-    metadata:
-      annotations: {sandbox.addon-operator.io/fail: "true"}
-    spec: {restartPolicy: Never, containers: [{name: main, image: busybox}]}
-`;
 
 // its Pods crash (CrashLoopBackOff): never Available, ProgressDeadlineExceeded after 3 s
 const STUCK_DEPLOYMENT = `apiVersion: apps/v1

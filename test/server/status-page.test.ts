@@ -13,11 +13,8 @@ import { chromium } from 'playwright-core';
 import { makeTree } from '../helpers/tree.js';
 import { bashHook, logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
 import { requestJson } from '../../src/kube/http.js';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS as FLAGS, consoleProblems } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
-// flags that keep Chromium off the network this machine does not have (reference: env notes)
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 test('the status page lists modules and queues and follows a module re-run', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: scripts/check-tools.sh could not install chromium` }, async () => {
   const root = makeTree({
@@ -37,20 +34,17 @@ test('the status page lists modules and queues and follows a module re-run', { s
     const base = String(logRecords(op.output()).find((r) => String(r.msg).startsWith('HTTP server listening'))!.address);
 
     const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const problems = consoleProblems(page);
     await page.goto(base + '/');
     await page.waitForSelector('#module-echo');
 
     const cells = async (selector: string) => page.locator(selector).locator('td').allTextContents();
     const echo = await cells('#module-echo');
     assert.deepEqual(echo.slice(0, 3), ['1', 'echo', 'Ready']);
-    assert.match(echo[3]!, /echoEnabled/);
-    assert.match(echo[6]!, /^success/);
-    assert.equal(echo[7], 'installed');
+    assert.equal(echo[3], 'Ready: 1 object(s) ready');
+    assert.match(echo[4]!, /echoEnabled/);
+    assert.match(echo[7]!, /^success/);
+    assert.equal(echo[8], 'installed');
     assert.deepEqual((await cells('#module-spare')).slice(1, 3), ['spare', 'disabled']);
     const queues = await page.locator('#queues tr td:first-child').allTextContents();
     assert.ok(queues.includes('main'), queues.join(','));
@@ -69,7 +63,7 @@ test('the status page lists modules and queues and follows a module re-run', { s
       data: { echo: 'greeting: hi\n' },
     });
     await waitFor(async () => (await page.locator('#module-echo').getAttribute('title')) !== before, 'the page to show the new run', 60_000);
-    assert.match((await cells('#module-echo'))[7]!, /^upgraded$/);
+    assert.match((await cells('#module-echo'))[8]!, /^upgraded$/);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'status-page.png'), fullPage: true });
