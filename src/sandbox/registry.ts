@@ -79,6 +79,7 @@ const BUILTINS: B[] = [
   ['policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, ['pdb'], ['status']],
   ['admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, [], []],
   ['admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false, [], []],
+  ['apiregistration.k8s.io', 'v1', 'apiservices', 'APIService', false, [], ['status']],
   ['storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, ['sc'], []],
   ['storage.k8s.io', 'v1', 'csidrivers', 'CSIDriver', false, [], []],
   ['storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, [], []],
