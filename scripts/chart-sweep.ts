@@ -5,14 +5,14 @@
 // A render passes when it succeeds and every document is YAML with apiVersion and kind, or when Helm
 // itself would fail and ours fails with Helm's message: a dependency declared in Chart.yaml but absent
 // from charts/ (Helm's dependency check), or the chart's own `fail`/`required`.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { checkInstallable, loadChart, parseChartMetadata, renderChart } from '../src/helm/index.js';
-import { semverCompare } from '../src/gotemplate/funcs/semver.js';
+import { checkInstallable, loadChart, renderChart } from '../src/helm/index.js';
 import { parseYaml } from '../src/util/yaml.js';
 import { isPlainObject, type JsonObject } from '../src/util/json.js';
+import { findCharts, firstLine, helmFailsToo, knownCharts, sweepArgs, withDependencies } from './chart-sweep-charts.js';
 
 const USAGE = `usage: scripts/chart-sweep.sh [-j N] [--dependency-build] [--release NAME] [--namespace NS] DIR...
 
@@ -75,136 +75,21 @@ export function sweepOne(job: Job): Outcome {
   }
 }
 
-/** Errors Helm gives too, in Helm's words: its dependency check, a chart's own fail/required. */
-function helmFailsToo(msg: string): boolean {
-  return (
-    msg.startsWith('An error occurred while checking for chart dependencies.') ||
-    /^\S+ charts are not installable$/.test(msg) ||
-    // the chart's own fail/required, wherever it is called from (include, tpl)
-    /^execution error at \([^)]*\): /.test(msg)
-  );
-}
-
-/** An error in one line: Helm's multi-line traces (location, `executing ... at <node>:`, message) joined. */
-function firstLine(s: string): string {
-  const line = s
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l)
-    .join(' ');
-  return line.length > 400 ? `${line.slice(0, 200)} ... ${line.slice(-200)}` : line;
-}
-
-/** Directories holding a Chart.yaml under `dir` (not looking inside a chart). */
-function findCharts(dir: string, out: string[] = []): string[] {
-  if (existsSync(join(dir, 'Chart.yaml'))) {
-    out.push(dir);
-    return out;
-  }
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith('.') || name === 'node_modules') continue;
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) findCharts(p, out);
-  }
-  return out;
-}
-
-interface Known {
-  dir: string;
-  name: string;
-  version: string;
-}
-
-/**
- * `helm dependency build` without a network: a copy of the chart (in `work`) whose missing
- * dependencies are copied into charts/ from a file:// path or from a chart of `known` with the same
- * name and a version that satisfies the pin. Returns the chart itself when nothing is missing or found.
- */
-function withDependencies(chartDir: string, known: Known[], work: string): { dir: string; copied: string[] } {
-  const meta = parseChartMetadata(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8'), join(chartDir, 'Chart.yaml'));
-  const present = new Set<string>();
-  try {
-    for (const d of loadChart(chartDir).dependencies) present.add(d.metadata.name);
-  } catch {
-    return { dir: chartDir, copied: [] };
-  }
-  const copies: [string, string][] = [];
-  for (const dep of meta.dependencies ?? []) {
-    if (present.has(dep.name) || copies.some(([n]) => n === dep.name)) continue;
-    let from: string | undefined;
-    if (dep.repository?.startsWith('file://')) {
-      const p = resolve(chartDir, dep.repository.slice('file://'.length));
-      if (existsSync(join(p, 'Chart.yaml'))) from = p;
-    } else {
-      from = known.find((k) => k.name === dep.name && versionMatches(dep.version, k.version))?.dir;
-    }
-    if (from) copies.push([dep.name, from]);
-  }
-  if (copies.length === 0) return { dir: chartDir, copied: [] };
-  const dir = join(mkdtempSync(join(work, 'chart-')), basename(chartDir));
-  cpSync(chartDir, dir, { recursive: true });
-  for (const [name, from] of copies) cpSync(from, join(dir, 'charts', name), { recursive: true });
-  return { dir, copied: copies.map(([n]) => n) };
-}
-
-function versionMatches(constraint: string | undefined, version: string): boolean {
-  if (!constraint) return true;
-  try {
-    return semverCompare(constraint, version);
-  } catch {
-    return false;
-  }
-}
-
-function parseArgs(argv: string[]) {
-  const opts = { jobs: availableParallelism(), dependencyBuild: false, release: 'release-name', namespace: 'default', dirs: [] as string[] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
-      return v;
-    };
-    if (a === '-j' || a === '--jobs') {
-      opts.jobs = Number(value());
-      if (!Number.isInteger(opts.jobs) || opts.jobs < 1) throw new Error(`${a}: a positive integer, not ${argv[i]}`);
-    } else if (a === '--dependency-build') opts.dependencyBuild = true;
-    else if (a === '--release') opts.release = value();
-    else if (a === '--namespace') opts.namespace = value();
-    else if (a === '-h' || a === '--help') {
-      console.log(USAGE);
-      process.exit(0);
-    } else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
-    else opts.dirs.push(a);
-  }
-  if (opts.dirs.length === 0) throw new Error('no directory given');
-  for (const d of opts.dirs) if (!existsSync(d) || !statSync(d).isDirectory()) throw new Error(`${d}: not a directory`);
-  return opts;
-}
-
 async function main(): Promise<void> {
-  let opts: ReturnType<typeof parseArgs>;
-  try {
-    opts = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    console.error(`chart-sweep: ${(e as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
+  const settings = { release: 'release-name', namespace: 'default' };
+  const opts = sweepArgs(USAGE, availableParallelism(), (flag, value) => {
+    if (flag === '--release') settings.release = value();
+    else if (flag === '--namespace') settings.namespace = value();
+    else return false;
+    return true;
+  });
   const work = mkdtempSync(join(tmpdir(), 'chart-sweep-'));
   const jobs: Job[] = [];
   const notes: string[] = [];
   try {
     for (const root of opts.dirs) {
       const charts = findCharts(resolve(root));
-      const known: Known[] = [];
-      for (const dir of charts) {
-        try {
-          const m = parseChartMetadata(readFileSync(join(dir, 'Chart.yaml'), 'utf8'), join(dir, 'Chart.yaml'));
-          known.push({ dir, name: m.name, version: m.version });
-        } catch {
-          // reported by its render
-        }
-      }
+      const known = knownCharts(charts);
       for (const dir of charts) {
         const label = relative(process.cwd(), dir) || dir;
         let renderDir = dir;
@@ -213,7 +98,7 @@ async function main(): Promise<void> {
           renderDir = r.dir;
           if (r.copied.length) notes.push(`${label}: charts/ given ${r.copied.join(', ')} from the same directory`);
         }
-        const base = { chart: renderDir, label, release: opts.release, namespace: opts.namespace };
+        const base = { chart: renderDir, label, release: settings.release, namespace: settings.namespace };
         jobs.push({ ...base, valuesFile: null });
         const ci = join(dir, 'ci');
         if (existsSync(ci) && statSync(ci).isDirectory()) {

@@ -57,6 +57,7 @@ export async function loadAndRun(opts: StartOptions, checked: Checked, wiring: W
         controllers: parseControllers(opts.sandboxControllers ?? 'all', '--sandbox-controllers'),
         podStartMs: parsePodStart(opts.sandboxPodStart ?? '0.5s', '--sandbox-pod-start'),
         ...(opts.sandboxKubeconfig ? { kubeconfigPath: opts.sandboxKubeconfig } : {}),
+        ...(opts.sandboxDataDir ? { dataDir: opts.sandboxDataDir } : {}),
       });
     } catch (e) {
       throw new UserError(`sandbox: ${errorMessage(e)}`, { cause: e });

@@ -72,7 +72,7 @@ function checkOptions(opts: StartOptions) {
   if (!LOG_TYPES.includes(opts.logType)) throw new UserError(`--log-type: "${opts.logType}" is not one of ${LOG_TYPES.join(', ')}`);
   if (!opts.namespace && !opts.sandbox) throw new UserError('--namespace (env ADDON_OPERATOR_NAMESPACE) is required: it holds the ConfigMap and the Helm releases');
   if (!existsSync(opts.globalHooksDir)) throw new UserError(`global hooks dir ${opts.globalHooksDir} does not exist (--global-hooks-dir, env GLOBAL_HOOKS_DIR)`);
-  if (!opts.sandbox && (opts.sandboxSeed.length || opts.sandboxKubeconfig)) throw new UserError('--sandbox-seed and --sandbox-kubeconfig need --sandbox');
+  if (!opts.sandbox && (opts.sandboxSeed.length || opts.sandboxKubeconfig || opts.sandboxDataDir)) throw new UserError('--sandbox-seed, --sandbox-kubeconfig and --sandbox-data-dir need --sandbox');
   parseControllers(opts.sandboxControllers ?? 'all', '--sandbox-controllers');
   parsePodStart(opts.sandboxPodStart ?? '0.5s', '--sandbox-pod-start');
   const helmDrift = (opts.helmDrift ?? 'fix') as DriftMode;

@@ -45,6 +45,7 @@ export interface StartOptions {
   sandbox: boolean;
   sandboxSeed: string[];
   sandboxKubeconfig?: string;
+  sandboxDataDir?: string;
   sandboxControllers: string;
   sandboxPodStart: string;
 }
@@ -108,6 +109,7 @@ export function registerStart(program: Command): Command {
     .option('--sandbox', 'start the embedded Kubernetes API server in this process and run against it (not a production cluster)', false)
     .option('--sandbox-seed <file>', 'with --sandbox: load this multi-document YAML at start (repeatable)', collect, [])
     .option('--sandbox-kubeconfig <path>', "with --sandbox: write the sandbox's kubeconfig here")
+    .option('--sandbox-data-dir <dir>', "with --sandbox: keep the sandbox's objects in this directory across restarts (as the sandbox command's --data-dir)")
     .option('--sandbox-controllers <set>', `with --sandbox: ${CONTROLLERS_HELP}`, 'all')
     .option('--sandbox-pod-start <duration>', `with --sandbox: ${POD_START_HELP}`, '0.5s')
     .action(async (opts: StartOptions & { prometheusListenAddress?: string; prometheusListenPort?: string }) => {

@@ -95,6 +95,38 @@ test('start --sandbox installs an enabled module as a Helm release in the embedd
   assert.equal(await exited, 0, output());
 });
 
+test('--sandbox-data-dir: the sandbox keeps its objects across operator restarts, so the restart finds the release deployed and leaves it alone', async () => {
+  const root = makeTree({
+    'global-hooks/.keep': '',
+    'modules/values.yaml': 'echoEnabled: true\n',
+    'modules/001-echo/Chart.yaml': 'apiVersion: v2\nname: echo\nversion: 0.1.0\n',
+    'modules/001-echo/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: echo\ndata:\n  a: "1"\n',
+  });
+  const kubeconfig = join(root, 'kubeconfig');
+  const flags = ['--sandbox-kubeconfig', kubeconfig, '--sandbox-data-dir', join(root, 'state')];
+  const converge = async () => {
+    const { child, output, exited } = startOperator(root, flags);
+    try {
+      await waitFor(() => output().includes('startup converge done'), 'the converge');
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      const cm = await requestJson<{ metadata: { resourceVersion: string; uid: string } }>(kc, 'GET', '/api/v1/namespaces/addons/configmaps/echo');
+      const secrets = await requestJson<{ items: Array<{ metadata: { name: string } }> }>(kc, 'GET', '/api/v1/namespaces/addons/secrets', { labelSelector: 'owner=helm' });
+      return { cm: cm.metadata, releases: secrets.items.map((x) => x.metadata.name) };
+    } finally {
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, output());
+    }
+  };
+  const first = await converge();
+  const second = await converge();
+  assert.deepEqual(second, first, 'the same object, not written again; no new revision');
+  assert.deepEqual(second.releases, ['sh.helm.release.v1.echo.v1']);
+  const refused = spawnSync(process.execPath, args(root, ['--sandbox-data-dir', join(root, 'x')]).filter((a) => a !== '--sandbox'), { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /--sandbox-seed, --sandbox-kubeconfig and --sandbox-data-dir need --sandbox/);
+});
+
 test('--crd-extra-labels: key=value pairs, heritage=addon-operator unless another heritage is given; anything else is an error naming it', async () => {
   assert.deepEqual(parseExtraLabels('heritage=addon-operator'), { heritage: 'addon-operator' });
   assert.deepEqual(parseExtraLabels(''), { heritage: 'addon-operator' });
