@@ -307,15 +307,21 @@ export class HelmReleases {
     const releaseLabels: Record<string, string> = wantUnmanaged ? { [MAINTENANCE_LABEL]: 'true' } : unmanagedNow ? { [MAINTENANCE_LABEL]: 'false' } : {};
     step('check-upgrade');
     if (plan.action === 'unchanged') return { outcome: 'unchanged', deployed: plan.deployed };
-    const crdsInstalled = await installReleaseCrds(this.ctx, chart, { ...req, moduleCrds: plan.moduleCrds });
-    if (crdsInstalled) {
-      // the render and the digest the revision keeps see the kinds those CRDs added
+    // the digest with the API versions served now (after CRDs were added)
+    const digestNow = async () => {
       this.renderer.invalidateCapabilities();
-      plan.checksum = inputsDigest({ chart, values: req.values, capabilities: await this.renderer.capabilitiesNow(), moduleCrds: plan.moduleCrds, extraLabels: this.ctx.extraLabels });
-    }
+      return inputsDigest({ chart, values: req.values, capabilities: await this.renderer.capabilitiesNow(), moduleCrds: plan.moduleCrds, extraLabels: this.ctx.extraLabels });
+    };
+    const crdsInstalled = await installReleaseCrds(this.ctx, chart, { ...req, moduleCrds: plan.moduleCrds });
+    // the render and the digest the revision keeps see the kinds those CRDs added
+    if (crdsInstalled) plan.checksum = await digestNow();
     const rendered = await this.renderer.forAction(chart, req, { isUpgrade: plan.action === 'upgrade', revision: plan.revision }, this.renderer.newLookup());
     step('template');
-    const { record, applied } = await installOrUpgrade(this.ctx, { ...req, releaseLabels }, plan, rendered, crdsInstalled);
+    // CRDs among the templates' objects are served once applied: the digest the revision keeps sees
+    // them, or the chart's next converge would find its API versions changed and upgrade for nothing
+    const settledChecksum = async (applied: PlacedObject[]) =>
+      applied.some((p) => p.info.kind === 'CustomResourceDefinition' && p.info.group === 'apiextensions.k8s.io') ? digestNow() : undefined;
+    const { record, applied } = await installOrUpgrade(this.ctx, { ...req, releaseLabels }, plan, rendered, crdsInstalled, settledChecksum);
     step('upgrade');
     return { outcome: plan.action === 'upgrade' ? 'upgraded' : 'installed', deployed: record, applied };
   }

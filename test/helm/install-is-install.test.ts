@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { HelmReleases } from '../../src/helm/release-engine.js';
+import { RestMapper } from '../../src/kube/mapper.js';
 import { makeTree } from '../helpers/tree.js';
 import { cluster, getObject, releaseSecrets, secretPayload } from './helpers.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -120,4 +121,24 @@ test('under the operator: the password chart as a module is installed by the fir
   for (let i = 0; i < 3; i++) await converge();
   assert.deepEqual(await versions(), before, 'no object was written');
   assert.deepEqual((await releaseSecrets(kc, OPNS, 'vault')).map((s) => s.metadata.labels.version), ['1'], 'no new revision');
+});
+
+test('a chart whose templates hold a CRD and read .Capabilities: the converge after the install finds nothing changed (the digest kept sees the CRD served)', async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper });
+  const dir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: gadgets\nversion: 0.1.0\n',
+    'templates/crd.yaml':
+      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n' +
+      '  names: {plural: gadgets, singular: gadget, kind: Gadget}\n' +
+      '  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]\n',
+    'templates/pdb.yaml':
+      '{{- if .Capabilities.APIVersions.Has "policy/v1" }}\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: gadgets\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: gadgets}}\n{{- end }}\n',
+  });
+  const req = { release: 'gadgets', namespace: NS, chartDir: dir, values: {} };
+  assert.equal(await helm.upgradeInstall(req), 'installed');
+  // as an operator restarted: the API versions discovered afresh (policy/v1, and example.com/v1 now)
+  const restarted = new HelmReleases({ kc, mapper: new RestMapper(kc) });
+  assert.equal(await restarted.upgradeInstall(req), 'unchanged');
+  assert.deepEqual((await releaseSecrets(kc, NS, 'gadgets')).map((s) => s.metadata.labels.version), ['1']);
 });

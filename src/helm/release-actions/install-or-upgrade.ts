@@ -23,13 +23,18 @@ export interface InstallOrUpgradeInput {
   releaseLabels?: Record<string, string>;
 }
 
-/** The deployed revision and the objects it applied. */
+/**
+ * The deployed revision and the objects it applied. `settledChecksum`, when given, is asked once the
+ * objects are applied for the digest the deployed revision keeps instead of the plan's (undefined:
+ * the plan's stands).
+ */
 export async function installOrUpgrade(
   ctx: ReleaseContext,
   req: InstallOrUpgradeInput,
   plan: ReleaseActionPlan,
   rendered: RenderResult,
   crdsInstalled: boolean,
+  settledChecksum?: (applied: PlacedObject[]) => Promise<string | undefined>,
 ): Promise<{ record: Release; applied: PlacedObject[] }> {
   const { release: name, namespace } = req;
   const { history, previous, deployed, revision, checksum } = plan;
@@ -56,6 +61,8 @@ export async function installOrUpgrade(
     deployed.info.status = 'superseded';
     await ctx.store.update(deployed);
   }
+  const settled = await settledChecksum?.(applied);
+  if (settled) record.labels[CHECKSUM_LABEL] = settled;
   record.info.status = 'deployed';
   record.info.description = upgrade ? 'Upgrade complete' : 'Install complete';
   await ctx.store.update(record);
