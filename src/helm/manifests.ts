@@ -142,15 +142,50 @@ const HOOK_ANNOTATION = 'helm.sh/hook';
 const HOOK_WEIGHT_ANNOTATION = 'helm.sh/hook-weight';
 const HOOK_DELETE_ANNOTATION = 'helm.sh/hook-delete-policy';
 
-/** Go's unicode.IsSpace set (JS's \s also has U+FEFF and lacks U+0085). */
-const GO_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, 'g');
+/** Go's unicode.IsSpace (JS's \s also has U+FEFF and lacks U+0085). */
+function isGoSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
 
-/** Go's strings.TrimSpace. */
-export const goTrimSpace = (s: string): string => s.replace(TRIM, '');
+/** Go's regexp \s: [\t\n\f\r ]. */
+const isRegexpSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 
-// Go's \s is [\t\n\f\r ]; the separator is `---` after a line break (or at the start), spaces around it eaten
-const SEPARATOR = /(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*/g;
+/** Go's strings.TrimSpace, by a scan from each end (a regular expression backtracks on long white space runs). */
+export function goTrimSpace(s: string): string {
+  let beg = 0;
+  let end = s.length;
+  while (beg < end && isGoSpace(s.charCodeAt(beg))) beg++;
+  while (end > beg && isGoSpace(s.charCodeAt(end - 1))) end--;
+  return beg === 0 && end === s.length ? s : s.slice(beg, end);
+}
+
+/**
+ * The matches of Helm's separator `(?:^|\s*\n)---\s*` as Go's regexp finds them (leftmost, not
+ * overlapping), by searching `\n---` and widening it over the white space around: linear, where the
+ * expression costs the square of each indentation's length.
+ */
+function* separators(s: string): Generator<[start: number, end: number]> {
+  const after = (i: number) => {
+    while (i < s.length && isRegexpSpace(s.charCodeAt(i))) i++;
+    return i;
+  };
+  let from = 0;
+  if (s.startsWith('---')) {
+    from = after(3);
+    yield [0, from];
+  }
+  for (;;) {
+    const nl = s.indexOf('\n---', from);
+    if (nl < 0) return;
+    let start = nl;
+    while (start > from && isRegexpSpace(s.charCodeAt(start - 1))) start--;
+    const end = after(nl + 4);
+    yield [start, end];
+    from = end;
+  }
+}
 
 /** releaseutil.SplitManifests: the documents of a file, trimmed, empty ones dropped. */
 export function splitManifests(text: string): string[] {
@@ -158,10 +193,10 @@ export function splitManifests(text: string): string[] {
   const docs: string[] = [];
   let beg = 0;
   let end = 0;
-  for (const m of s.matchAll(SEPARATOR)) {
-    end = m.index;
-    if (m.index + m[0].length !== 0) docs.push(s.slice(beg, end));
-    beg = m.index + m[0].length;
+  for (const [start, stop] of separators(s)) {
+    end = start;
+    docs.push(s.slice(beg, end));
+    beg = stop;
   }
   if (end !== s.length) docs.push(s.slice(beg));
   return docs.filter((d) => d !== '').map(goTrimSpace);
