@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { loadHooks } from '../src/hooks/hook.js';
 import { lifecycleContext } from '../src/hooks/binding-context.js';
 import type { JsonObject } from '../src/util/json.js';
+import { ScopeValues, ValuesStore } from '../src/values/index.js';
 import { emitFigures } from './figures.js';
 import { spawnOnce } from './processes.js';
 
@@ -84,7 +85,14 @@ try {
   const [inproc] = await loadHooks(join(root, 'js/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
   const [batch] = await loadHooks(join(root, 'batch/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
   if (batch?.name !== 'hooks/count:count:0') throw new Error(`the batch executable was not loaded as a batch hook: ${batch?.name}`);
-  const req = { contexts: [lifecycleContext(shell!.config, 'beforeHelm')], values, configValues: { global: {}, bench: {} } };
+  // the values as the operator hands them to a module hook: from its values store
+  const store = new ValuesStore(new ScopeValues('global', 'global'));
+  store.global.setStatic([{ source: { kind: 'file', file: 'values.yaml' }, values: values.global as JsonObject }]);
+  const scope = new ScopeValues('bench', 'module bench');
+  scope.setStatic([{ source: { kind: 'file', file: 'bench/values.yaml' }, values: { items: (values.bench as JsonObject).items! } }]);
+  store.addModule(scope);
+  const req = { contexts: [lifecycleContext(shell!.config, 'beforeHelm')], values: store.moduleHookValues('bench', ['bench']), configValues: { global: {}, bench: {} } };
+  if (JSON.stringify(req.values) !== valuesJson) throw new Error('the store does not give the values the direct spawns read');
   const rt = { tmpDir: join(root, 'tmp'), timeoutMs: 60_000 };
 
   // warm-up, and a check that both paths do the work

@@ -8,6 +8,7 @@
 import { UserError } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
 import { LIMITS } from '../util/limits.js';
+import { valuesDocumentJson } from '../values/document-json.js';
 import { parsePatchText, type PatchOp } from '../values/patch.js';
 import { RunDir, describeExit, runProcess } from './process.js';
 import type { CpuUsage } from './spawner.js';
@@ -108,7 +109,7 @@ export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
   try {
     const env = {
       BINDING_CONTEXT_PATH: dir.write('binding_context.json', run.bindingContextJson),
-      VALUES_PATH: dir.write('values.json', JSON.stringify(run.values)),
+      VALUES_PATH: dir.write('values.json', valuesDocumentJson(run.values)),
       CONFIG_VALUES_PATH: dir.write('config_values.json', JSON.stringify(run.configValues)),
       VALUES_JSON_PATCH_PATH: dir.file('values_json_patch.json'),
       CONFIG_VALUES_JSON_PATCH_PATH: dir.file('config_values_json_patch.json'),

@@ -159,7 +159,7 @@ export class RunDir {
   }
 
   /** Writes a file readable only by the operator's user (0600) and returns its path. */
-  write(name: string, content: string): string {
+  write(name: string, content: string | Buffer): string {
     const file = join(this.path, name);
     writeFileSync(file, content, { mode: 0o600 });
     this.written.push(file);

@@ -7,6 +7,7 @@
 import { UserError } from '../util/errors.js';
 import { LIMITS } from '../util/limits.js';
 import { RunDir, describeExit, runProcess } from '../hooks/process.js';
+import { valuesDocumentJson } from '../values/document-json.js';
 import type { ValuesStore } from '../values/index.js';
 import type { Module } from './module-set.js';
 import type { EnabledScriptRunner } from './enabled.js';
@@ -25,7 +26,7 @@ export async function runEnabledScript(module: Module, enabledSoFar: readonly st
   const dir = new RunDir(opts.tmpDir, `${module.def.name}-enabled`, opts.keepTmpFiles);
   try {
     const env = {
-      VALUES_PATH: dir.write('values.json', JSON.stringify(opts.store.moduleHookValues(key, enabledSoFar))),
+      VALUES_PATH: dir.write('values.json', valuesDocumentJson(opts.store.moduleHookValues(key, enabledSoFar))),
       CONFIG_VALUES_PATH: dir.write('config_values.json', JSON.stringify(opts.store.moduleHookConfigValues(key))),
       MODULE_ENABLED_RESULT: dir.file(`${module.def.name}.module-enabled-result`),
       MODULE_ENABLED_REASON: dir.file(`${module.def.name}.module-enabled-reason`),

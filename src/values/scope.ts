@@ -5,6 +5,7 @@
  */
 import { UserError } from '../util/errors.js';
 import { checksumJson, cloneJson, isPlainObject, type JsonObject, type JsonValue } from '../util/json.js';
+import { markShared } from './document-json.js';
 import { mergeInto } from './merge.js';
 import { applyPatch, applyPatchLenient, keptOps, isPathPrefix, escapeSegment, type PatchOp } from './patch.js';
 import { describeSource, type LayerSource } from './layers.js';
@@ -151,13 +152,13 @@ export class ScopeValues {
 
   /** Effective values (a shared, cached object: do not change it). */
   effective(): JsonObject {
-    if (!this.cached) this.cached = { effective: this.compute(this.patches) };
+    if (!this.cached) this.cached = { effective: markShared(this.compute(this.patches)) };
     return this.cached.effective;
   }
 
   /** md5 of the effective values under the scope key, independent of key order. */
   checksum(): string {
-    const c = this.cached ?? (this.cached = { effective: this.compute(this.patches) });
+    const c = this.cached ?? (this.cached = { effective: markShared(this.compute(this.patches)) });
     if (c.checksum === undefined) c.checksum = checksumJson({ [this.key]: c.effective });
     return c.checksum;
   }
@@ -207,7 +208,7 @@ export class ScopeValues {
     const oldChecksum = this.checksum();
     if (checksumJson({ [this.key]: section }) === oldChecksum) return false; // nothing changed: nothing to keep
     this.patches = compactStored(candidate);
-    this.cached = { effective: section };
+    this.cached = { effective: markShared(section) };
     return true;
   }
 
