@@ -83,6 +83,20 @@ function placedBody(p: PlacedObject, extra?: { labels: Record<string, string>; a
   return { ...p.object, metadata };
 }
 
+/** A Deployment's switch to `Recreate` refused for the rollingUpdate the API server defaulted before. */
+function isRecreateOverDefaultedRollingUpdate(p: PlacedObject, e: unknown): boolean {
+  const strategy = (p.object.spec as JsonObject | undefined)?.strategy;
+  return (
+    p.info.group === 'apps' &&
+    p.info.kind === 'Deployment' &&
+    isPlainObject(strategy) &&
+    strategy.type === 'Recreate' &&
+    strategy.rollingUpdate === undefined &&
+    isApiStatus(e, 422) &&
+    e.message.includes('spec.strategy.rollingUpdate: Forbidden')
+  );
+}
+
 export class ClusterObjects {
   constructor(
     private readonly kc: KubeConfig,
@@ -120,7 +134,16 @@ export class ClusterObjects {
 
   /** Server-side apply with force; `extra` labels/annotations are merged into the object's. */
   async apply(p: PlacedObject, extra: { labels: Record<string, string>; annotations: Record<string, string> }): Promise<void> {
-    const live = await this.serverSideApply(p, this.fieldManager, extra);
+    let live: JsonObject;
+    try {
+      live = await this.serverSideApply(p, this.fieldManager, extra);
+    } catch (e) {
+      if (!isRecreateOverDefaultedRollingUpdate(p, e)) throw e;
+      // Helm 3's three-way patch drops rollingUpdate with the type (retainKeys); a server-side apply
+      // cannot remove the defaulted rollingUpdate nobody owns (kubernetes#24198): drop it, then apply
+      await requestJson<JsonObject>(this.kc, 'PATCH', this.mapper.objectPath(p.info, p.placedNamespace, p.name), { fieldManager: this.fieldManager }, JSON.stringify({ spec: { strategy: { type: 'Recreate', rollingUpdate: null } } }), 'application/merge-patch+json');
+      live = await this.serverSideApply(p, this.fieldManager, extra);
+    }
     this.onApplied?.(p, live);
   }
 

@@ -73,6 +73,16 @@ function replicated(o: any, what: string, out: Causes): void {
   nonNegative(spec, 'revisionHistoryLimit', 'spec', out);
 }
 
+/**
+ * `rollingUpdate` only with type RollingUpdate. A Deployment created without a strategy was given the
+ * default rollingUpdate, which no applier owns, so a server-side apply of `type: Recreate` alone is
+ * refused as kube-apiserver refuses it (kubernetes#24198).
+ */
+function deploymentStrategy(strategy: any, out: Causes): void {
+  if (!isObject(strategy) || strategy.type !== 'Recreate' || strategy.rollingUpdate === undefined || strategy.rollingUpdate === null) return;
+  out.push({ type: 'FieldValueForbidden', field: 'spec.strategy.rollingUpdate', message: "Forbidden: may not be specified when strategy `type` is 'Recreate'" });
+}
+
 function job(o: any, out: Causes): void {
   const spec = o.spec ?? {};
   for (const k of ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished']) nonNegative(spec, k, 'spec', out);
@@ -94,6 +104,7 @@ export function workloadCauses(group: string, kind: string, o: any): Causes {
   if (group === 'apps') {
     const what = { Deployment: 'deployment', ReplicaSet: 'deployment', StatefulSet: 'statefulset', DaemonSet: 'daemonset' }[kind];
     if (what) replicated(o, what, out);
+    if (kind === 'Deployment') deploymentStrategy(o.spec?.strategy, out);
   } else if (group === 'batch' && kind === 'Job') job(o, out);
   else if (group === 'batch' && kind === 'CronJob') cronJob(o, out);
   else if (group === '' && kind === 'Pod') {

@@ -368,3 +368,22 @@ test('lookup reads the live cluster during install and upgrade: objects, lists, 
   assert.equal(await helm.upgradeInstall({ release: 'looker', namespace: NS, chartDir, values: { next: 1 } }), 'upgraded');
   assert.equal((await getObject(kc, cmPath('looked-up'))).data.password, 'n3w');
 });
+
+test("a chart's Deployment switched to strategy Recreate upgrades, as Helm 3's three-way patch does, over the rollingUpdate the API server defaulted", async (t) => {
+  const { kc, mapper } = await cluster(t, [NS]);
+  const helm = new HelmReleases({ kc, mapper, historyMax: 3 });
+  const chartDir = makeTree({
+    'Chart.yaml': 'apiVersion: v2\nname: app\nversion: 0.1.0\n',
+    'values.yaml': 'app:\n  strategy: {}\n',
+    'templates/deploy.yaml':
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  {{- with .Values.app.strategy }}\n  strategy: {{ toJson . }}\n  {{- end }}\n  selector:\n    matchLabels: {app: app}\n  template:\n    metadata:\n      labels: {app: app}\n    spec:\n      containers:\n      - name: app\n        image: app:1\n',
+  });
+  const request = (strategy: JsonObject) => ({ release: 'app', namespace: NS, chartDir, values: { global: {}, app: { strategy } } });
+  const deployment = () => getObject(kc, `/apis/apps/v1/namespaces/${NS}/deployments/app`);
+  assert.equal(await helm.upgradeInstall(request({})), 'installed');
+  assert.equal((await deployment()).spec.strategy.type, 'RollingUpdate');
+  assert.equal(await helm.upgradeInstall(request({ type: 'Recreate' })), 'upgraded');
+  assert.deepEqual((await deployment()).spec.strategy, { type: 'Recreate' });
+  assert.equal(await helm.upgradeInstall(request({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } })), 'upgraded');
+  assert.deepEqual((await deployment()).spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: '25%' } });
+});

@@ -75,3 +75,23 @@ test('a StatefulSet without serviceName is accepted (optional since Kubernetes 1
     assert.equal(r.status, 201, r.text);
   });
 });
+
+test("a Deployment's rollingUpdate with type Recreate is refused, as after a server-side apply of Recreate over the defaulted strategy", async () => {
+  await withSandbox(async ({ sb }) => {
+    const path = '/apis/apps/v1/namespaces/default/deployments';
+    const spec = { selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers } } };
+    const both = await refused(sb, path, { metadata: { name: 'b' }, spec: { ...spec, strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } } });
+    assert.equal(both.message, "Deployment.apps \"b\" is invalid: spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'");
+    const apply = (body: unknown) => raw(sb, 'PATCH', `${path}/d?fieldManager=chart&force=true`, { body: JSON.stringify(body), headers: { 'content-type': 'application/apply-patch+yaml' } });
+    const created = await apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json().spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+    const recreate = await apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { ...spec, strategy: { type: 'Recreate' } } });
+    assert.equal(recreate.status, 422, recreate.text);
+    assert.match(recreate.json().message, /spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'/);
+    // what clients do about it: a patch that drops rollingUpdate with the type
+    const patched = await raw(sb, 'PATCH', `${path}/d`, { body: JSON.stringify({ spec: { strategy: { type: 'Recreate', rollingUpdate: null } } }), headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(patched.json().spec.strategy, { type: 'Recreate' });
+  });
+});
