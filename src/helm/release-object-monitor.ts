@@ -351,9 +351,9 @@ export class ReleaseMonitor {
         labelSelector: RELEASE_OBJECT_SELECTOR,
         keepObjects: false,
         ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),
+        // a page of the first list at a time; `synced` once the last one came
         onSync: (objects) => {
           for (const o of objects) live.add(nameOf(o));
-          w.synced = true;
           for (const o of objects) this.updateHealth(path, health, nameOf(o), objectHealth(o));
           for (const o of objects) this.onObject(path, 'ADDED', o);
         },
@@ -367,7 +367,12 @@ export class ReleaseMonitor {
       }),
     };
     this.kinds.set(path, w);
-    w.started = w.informer.start();
+    w.started = w.informer.start().then(() => {
+      w.synced = true;
+      // what was not listed is absent now, no longer unknown
+      if (this.stopped) return;
+      for (const r of this.releases.values()) if (r.objects.some((t) => t.resource === path)) this.opts.onHealth?.(r.name);
+    });
     return w.started;
   }
 

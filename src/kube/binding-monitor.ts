@@ -103,7 +103,7 @@ interface InformerHandlers {
  */
 class SharedInformer {
   private readonly handlers = new Set<InformerHandlers>();
-  /** Sources joining after the first list, until they have had it. */
+  /** Sources joining, until they have had what was listed so far. */
   private readonly joining = new Set<InformerHandlers>();
   private readonly informer: Informer;
   private readonly started: Promise<void>;
@@ -118,29 +118,28 @@ class SharedInformer {
       ...spec,
       backoff: opts.backoff,
       watchTimeoutSeconds: opts.watchTimeoutSeconds,
-      onSync: (objects, keys) => {
-        this.synced = true;
-        each((h) => h.onSync(objects, keys));
-      },
+      onSync: (objects, keys) => each((h) => h.onSync(objects, keys)),
       onEvent: (type, object, key) => each((h) => h.onEvent(type, object, key)),
       onError: (e) => each((h) => h.onError(e)),
     });
-    this.started = this.informer.start();
+    this.started = this.informer.start().then(() => {
+      this.synced = true;
+    });
   }
 
-  /** Resolves once `h` has had its list (or when the informer stops before any list). */
+  /**
+   * Resolves once `h` has had its list (or when the informer stops before any list): the objects
+   * listed so far at once, then the rest of the list's pages as they come.
+   */
   join(h: InformerHandlers): Promise<void> {
-    if (!this.synced) {
-      this.handlers.add(h);
-      return this.started;
-    }
     // not synchronously: the caller is still setting up what the handlers use
     this.joining.add(h);
     return Promise.resolve().then(() => {
       if (!this.joining.delete(h)) return;
       const { objects, keys } = this.informer.entries();
       this.handlers.add(h);
-      h.onSync(objects, keys);
+      if (objects.length) h.onSync(objects, keys);
+      return this.synced ? undefined : this.started;
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * A list+watch informer (DESIGN §5): lists, then watches from the list's resourceVersion with
+ * A list+watch informer (DESIGN §5): lists in pages, then watches from the list's resourceVersion with
  * bookmarks and a server-side timeout; resumes from the last seen version when a watch ends; relists
  * on 410 Gone and reports the differences as events; backs off on errors and never stops silently
  * (every error goes to `onError`, and it keeps trying until `stop()`).
@@ -29,9 +29,12 @@ export interface InformerOptions {
   /**
    * The objects of the first list (shell-operator's Synchronization) and their keys (`keys[i]` is
    * `objects[i]`'s): the informer's own key strings, which a caller keeping one entry per object can
-   * share instead of building a copy.
+   * share instead of building a copy. Called once per page of the list that holds objects (once with
+   * none for an empty list); start() resolves after the last page.
    */
   onSync: (objects: KubeObject[], keys: string[]) => void;
+  /** Objects a list page asks for (default 500). */
+  pageSize?: number;
   /** A change; `key` is the object's key, as in onSync. */
   onEvent: (type: WatchEventType, object: KubeObject, key: string) => void;
   onError?: (error: Error, attempt: number) => void;
@@ -49,7 +52,7 @@ export interface InformerOptions {
 interface ListResponse {
   apiVersion?: string;
   kind?: string;
-  metadata?: { resourceVersion?: string };
+  metadata?: { resourceVersion?: string; continue?: string };
   items?: KubeObject[];
 }
 
@@ -61,6 +64,10 @@ class Gone extends Error {}
  */
 export const objectKey = (namespace: string, name: string): string => `${namespace}\0${name}`;
 const keyOf = (o: KubeObject) => objectKey(o.metadata?.namespace ?? '', o.metadata?.name ?? '');
+const rvOf = (v: KubeObject | string) => (typeof v === 'string' ? v : v.metadata?.resourceVersion);
+
+/** Objects a list page holds (client-go's reflector pages at 500 too). */
+const DEFAULT_PAGE_SIZE = 500;
 
 /** The namespace and name of an object's key. */
 export function keyParts(key: string): { namespace: string; name: string } {
@@ -154,10 +161,9 @@ export class Informer {
    * frame of loop() (an async function keeps its locals while it awaits the watch).
    */
   private async listAndSync(onFirstSync: () => void): Promise<void> {
-    const fresh = await this.list();
+    await this.list();
     if (this.synced) return;
     this.synced = true;
-    this.opts.onSync([...fresh.values()], [...fresh.keys()]);
     onFirstSync();
   }
 
@@ -176,45 +182,64 @@ export class Informer {
     });
   }
 
-  /** Lists; after the first sync, reports what changed since the cache. Returns the objects by key. */
-  private async list(): Promise<Map<string, KubeObject>> {
-    const list = await requestJson<ListResponse>(
-      this.opts.kc,
-      'GET',
-      this.opts.path,
-      { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector },
-      undefined,
-      undefined,
-      { signal: this.abort.signal },
-    );
-    let fresh = new Map<string, KubeObject>();
-    // the API server leaves apiVersion and kind out of the items of built-in lists; watch events carry them
-    const kind = list.kind?.replace(/List$/, '');
-    if (kind) this.listKind = { apiVersion: list.apiVersion, kind };
-    for (const item of list.items ?? []) fresh.set(keyOf(item), item.kind || !kind ? item : { apiVersion: list.apiVersion, kind, ...item });
-    const rvOf = (v: KubeObject | string) => (typeof v === 'string' ? v : v.metadata?.resourceVersion);
-    if (this.synced) {
-      // a relist after 410: report what changed while we were not watching
-      // the key strings the callers keep stay the ones they were given
-      const keys = new Map<string, string>();
-      for (const [k, old] of this.cache) {
-        if (fresh.has(k)) keys.set(k, k);
-        else this.opts.onEvent('DELETED', this.objectOf(k, old), k);
-      }
-      const kept = new Map<string, KubeObject>();
-      for (const [fk, obj] of fresh) {
-        const k = keys.get(fk) ?? fk;
-        kept.set(k, obj);
-        const old = this.cache.get(k);
-        if (old === undefined) this.opts.onEvent('ADDED', obj, k);
-        else if (rvOf(old) !== obj.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', obj, k);
-      }
-      fresh = kept;
+  /**
+   * Lists in pages of `pageSize` (`limit`/`continue`), handing each page on as it comes, so that no
+   * more than a page of full objects is held at a time: before the first sync as onSync's pages,
+   * after it (a relist after 410) as the events of what changed since the cache. Keys in the cache
+   * the list did not return are Deleted at the end (also after a first list that failed half-way and
+   * was started again: its pages were handed on).
+   */
+  private async list(): Promise<void> {
+    const seen = new Set<string>();
+    let cont: string | undefined;
+    let listVersion: string | undefined;
+    do {
+      const page = await requestJson<ListResponse>(
+        this.opts.kc,
+        'GET',
+        this.opts.path,
+        { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector, limit: this.opts.pageSize ?? DEFAULT_PAGE_SIZE, continue: cont },
+        undefined,
+        undefined,
+        { signal: this.abort.signal },
+      );
+      // every page of a list is read at the first page's resourceVersion: the watch starts there
+      listVersion ??= page.metadata?.resourceVersion ?? '';
+      cont = page.metadata?.continue || undefined;
+      this.takePage(page, seen);
+    } while (cont !== undefined && !this.stopped);
+    // an empty first list is a sync too (of nothing)
+    if (!this.synced && seen.size === 0) this.opts.onSync([], []);
+    for (const [k, old] of [...this.cache]) {
+      if (seen.has(k)) continue;
+      this.cache.delete(k);
+      this.opts.onEvent('DELETED', this.objectOf(k, old), k);
     }
-    this.cache.clear();
-    for (const [k, v] of fresh) this.store(k, v);
-    this.resourceVersion = list.metadata?.resourceVersion ?? '';
-    return fresh;
+    this.resourceVersion = listVersion;
+  }
+
+  private takePage(page: ListResponse, seen: Set<string>): void {
+    // the API server leaves apiVersion and kind out of the items of built-in lists; watch events carry them
+    const kind = page.kind?.replace(/List$/, '');
+    if (kind) this.listKind = { apiVersion: page.apiVersion, kind };
+    const objects: KubeObject[] = [];
+    const keys: string[] = [];
+    for (const raw of page.items ?? []) {
+      const item = raw.kind || !kind ? raw : { apiVersion: page.apiVersion, kind, ...raw };
+      const k = keyOf(item);
+      seen.add(k);
+      if (this.synced) {
+        const old = this.cache.get(k);
+        this.store(k, item);
+        if (old === undefined) this.opts.onEvent('ADDED', item, k);
+        else if (rvOf(old) !== item.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', item, k);
+        continue;
+      }
+      this.store(k, item);
+      objects.push(item);
+      keys.push(k);
+    }
+    if (!this.synced && objects.length) this.opts.onSync(objects, keys);
   }
 
   private async watchOnce(): Promise<void> {

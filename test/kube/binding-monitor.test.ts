@@ -464,3 +464,25 @@ test('monitors keeping full objects with the same path and selectors share one i
   assert.deepEqual(again.ids(), ['default/a', 'default/b', 'default/c']);
   assert.deepEqual([first, later, slim, labelled, again].flatMap((w) => w.errors), []);
 });
+
+test('a list longer than a page: the Synchronization holds every object once, also for a monitor that joins a shared informer during the list', { timeout: 60_000 }, async (t) => {
+  const { sandbox, watch } = await setup(t);
+  const names = Array.from({ length: 1203 }, (_, i) => `cm-${String(i).padStart(4, '0')}`);
+  sandbox.load(names.map((n) => cm('default', n, '1')));
+  sandbox.clearRequestLog();
+  const first = watch(binding({ kind: 'ConfigMap' }));
+  const firstStarted = first.monitor.start();
+  // the second joins the first's informer while its pages come
+  await until(() => listRequests(sandbox).some((q) => q.path === '/api/v1/configmaps'), 'the first page asked for');
+  const second = watch(binding({ kind: 'ConfigMap', jqFilter: '.metadata.name' }));
+  const slim = watch(binding({ kind: 'ConfigMap', jqFilter: '.metadata.name', keepFullObjectsInMemory: false }));
+  await Promise.all([firstStarted, second.monitor.start(), slim.monitor.start()]);
+  const expected = names.map((n) => `default/${n}`);
+  assert.deepEqual(first.ids(), expected);
+  assert.deepEqual(second.ids(), expected);
+  assert.deepEqual(slim.monitor.snapshot().map((i) => i.filterResult), names);
+  assert.deepEqual([...first.events, ...second.events, ...slim.events], [], 'a list is no event');
+  const pages = listRequests(sandbox).filter((q) => q.path === '/api/v1/configmaps');
+  assert.ok(pages.every((q) => q.query.limit === '500'), 'pages of 500');
+  assert.equal(pages.length, 6, 'three pages for the shared informer, three for the slim one');
+});

@@ -161,3 +161,43 @@ test('label and field selectors are passed to list and watch', async (t) => {
   t.after(() => byName.stop());
   assert.deepEqual(byName.objects().map((o) => o.metadata?.name), ['y']);
 });
+
+test('lists in pages (limit/continue): each page handed on as it comes, the watch from the first page; a relist in pages too', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  sandbox.load(Array.from({ length: 12 }, (_, i) => cm(`cm-${String(i).padStart(2, '0')}`, '1')));
+  const pages: string[][] = [];
+  const r = recorder();
+  sandbox.clearRequestLog();
+  const inf = new Informer({ kc, path: PATH, ...r, pageSize: 5, backoff: { initialMs: 10, maxMs: 50 }, onSync: (objs) => pages.push(objs.map((o) => o.metadata!.name!)) });
+  await inf.start();
+  t.after(() => inf.stop());
+  assert.deepEqual(pages.map((p) => p.length), [5, 5, 2]);
+  assert.equal(new Set(pages.flat()).size, 12);
+  const lists = sandbox.requests.filter((q) => q.method === 'GET' && q.query.watch !== 'true');
+  assert.deepEqual(lists.map((q) => q.query.limit), ['5', '5', '5']);
+  assert.equal(lists[0]!.query.continue, undefined);
+  assert.ok(lists[1]!.query.continue && lists[2]!.query.continue, 'the later pages continue the list');
+  await until(() => sandbox.requests.some((q) => q.query.watch === 'true'), 'the watch');
+  // a relist after 410 goes page by page too and reports what changed
+  sandbox.failNext(1000, 500);
+  sandbox.dropWatches();
+  await until(() => r.errors.length >= 1, 'a failed watch');
+  sandbox.failNext(0);
+  sandbox.load([cm('cm-03', '2'), cm('cm-99', '1')]);
+  await requestJson(kc, 'DELETE', `${PATH}/cm-07`);
+  sandbox.compactHistory();
+  await until(() => r.events.length >= 3, 'relist events');
+  assert.deepEqual([...r.events].sort(), ['ADDED cm-99 1', 'DELETED cm-07 1', 'MODIFIED cm-03 2']);
+  assert.equal(inf.objects().length, 12);
+});
+
+test('an empty first list is a sync of nothing', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  const r = recorder();
+  const inf = new Informer({ kc, path: PATH, ...r });
+  await inf.start();
+  t.after(() => inf.stop());
+  assert.deepEqual(r.synced, []);
+});
