@@ -127,7 +127,7 @@ export function writeModuleSet(root: string, shape: SetShape): ModuleSet {
   return { shape, root, modulesDir, globalHooksDir, seedFile, key: (i) => camel(moduleName(i)) };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once('error', rej);

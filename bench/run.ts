@@ -45,6 +45,8 @@ export const SUITES: Suite[] = [
   { name: 'fleet', file: 'bench/fleet-report.ts', dist: true, quick: ['--modules', '4', '--objects', '3', '--events', '40', '--disable', '1'], full: [], timeoutSec: { quick: 300, full: 1200 } },
   // the same fleet's cold converge with same-order modules in parallel (issue 22's < 10 s target)
   { name: 'fleet-parallel', file: 'bench/fleet-report.ts', dist: true, quick: ['--modules', '4', '--objects', '3', '--parallel', '2', '--events', '0', '--disable', '0'], full: ['--parallel', '4', '--events', '0', '--disable', '0'], timeoutSec: { quick: 300, full: 600 } },
+  // a large cluster (issue 37): the sandbox seeded through its API, 200 modules, Pods and Nodes watched cluster-wide, a churn
+  { name: 'scale', file: 'bench/scale.ts', dist: true, quick: ['--quick'], full: [], timeoutSec: { quick: 300, full: 3600 } },
   { name: 'converge', file: 'bench/converge.ts', quick: ['10', '3'], full: [], timeoutSec: { quick: 300, full: 900 } },
   { name: 'hooks', file: 'bench/hooks.ts', quick: ['20'], full: ['200'], timeoutSec: { quick: 300, full: 900 } },
   { name: 'observability', file: 'bench/observability.ts', quick: ['10', '5', '500'], full: [], timeoutSec: { quick: 300, full: 600 } },

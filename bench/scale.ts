@@ -1,0 +1,384 @@
+/**
+ * bench/scale (issue 37): the operator on a large cluster. The sandbox runs in its own process (as a
+ * cluster would, `addon-operator sandbox --controllers none`) and is written through its API in
+ * concurrent batches: Nodes, Pods spread over Namespaces, ConfigMaps and Secrets. The module set has
+ * five hooks per module (in-process): ConfigMaps of one namespace with a label selector and a
+ * jqFilter, Secrets likewise (`executeHookOnSynchronization` true on one, false on the other,
+ * alternating), beforeHelm, afterHelm, and a fifth that watches every Pod of the cluster with a
+ * jqFilter (the first `--pod-watchers` modules, each on a queue of its own), every Node with a
+ * jqFilter (the next `--node-watchers`), or runs onStartup. Then a churn of Pod status updates at
+ * `--rate` a second for `--seconds`.
+ *
+ * Figures: the operator's RSS after the first converge (every binding synchronized) and at the end
+ * of the churn; the time from its start to the end of the first converge; event → hook start
+ * latency (from the status write to the Pod watcher's run that sees it, through the combining of
+ * queued events), p50 and p99; events lost (a Pod whose last status no Pod watcher saw); the
+ * sandbox's RSS per stored object against the objects' JSON, and a paged list of every Pod (500 at a
+ * time) against reading the same bytes from a plain server in the same run.
+ *
+ *   node --import tsx bench/scale.ts [--quick] [--nodes 5000] [--pods 150000] [--namespaces 500]
+ *     [--configmaps 10000] [--secrets 10000] [--modules 200] [--pod-watchers 4] [--node-watchers 20]
+ *     [--rate 1000] [--seconds 60] [--keep DIR]
+ * Needs dist/ (npm run build).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpsRequest } from 'node:https';
+import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { KubeConfig } from '@kubernetes/client-node';
+import { CLI, freePort, operatorCommand, procMemory } from './cluster.js';
+import { caller, type Call } from './child-server.js';
+import { stopChild, waitForLine } from './processes.js';
+import { emitFigures, type Figure } from './figures.js';
+
+const QUICK = process.argv.includes('--quick');
+const arg = (name: string, full: number, quick: number): number => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : QUICK ? quick : full;
+};
+const NODES = arg('--nodes', 5000, 50);
+const PODS = arg('--pods', 150_000, 2000);
+const NAMESPACES = arg('--namespaces', 500, 10);
+const CONFIGMAPS = arg('--configmaps', 10_000, 200);
+const SECRETS = arg('--secrets', 10_000, 200);
+const MODULES = arg('--modules', 200, 20);
+const POD_WATCHERS = arg('--pod-watchers', 4, 2);
+const NODE_WATCHERS = arg('--node-watchers', 20, 4);
+const RATE = arg('--rate', 1000, 100);
+const SECONDS = arg('--seconds', 60, 5);
+const keepIdx = process.argv.indexOf('--keep');
+const CONCURRENCY = 48;
+const OPERATOR_NS = 'addon-operator';
+
+const nsName = (i: number) => `ns-${String(i).padStart(3, '0')}`;
+const podName = (i: number) => `app-${String(i).padStart(6, '0')}`;
+const podNs = (i: number) => nsName(i % NAMESPACES);
+
+function node(i: number): object {
+  const name = `node-${String(i).padStart(4, '0')}`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'node-role.kubernetes.io/worker': '', 'topology.kubernetes.io/zone': `zone-${i % 3}` } },
+    spec: { podCIDR: `10.${Math.floor(i / 256) % 256}.${i % 256}.0/24`, providerID: `sandbox://${name}` },
+    status: {
+      capacity: { cpu: '8', memory: '32Gi', pods: '110' },
+      allocatable: { cpu: '7800m', memory: '31Gi', pods: '110' },
+      conditions: [
+        { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: '2026-11-29T00:00:00Z', lastTransitionTime: '2026-11-29T00:00:00Z' },
+        { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', lastHeartbeatTime: '2026-11-29T00:00:00Z', lastTransitionTime: '2026-11-29T00:00:00Z' },
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2026-11-29T00:00:00Z', lastTransitionTime: '2026-11-29T00:00:00Z' },
+      ],
+      addresses: [{ type: 'InternalIP', address: `192.168.${Math.floor(i / 256) % 256}.${i % 256}` }, { type: 'Hostname', address: name }],
+      nodeInfo: { kubeletVersion: 'v1.33.1', containerRuntimeVersion: 'containerd://1.7.27', osImage: 'Debian GNU/Linux 12', architecture: 'amd64', operatingSystem: 'linux' },
+    },
+  };
+}
+
+/** A Pod of a Deployment as a cluster stores it, about 2.5 KB of JSON. */
+function pod(i: number): object {
+  const app = `app-${i % 300}`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName(i),
+      namespace: podNs(i),
+      labels: { app, 'pod-template-hash': '7d4b9c6f5d', tier: i % 2 ? 'backend' : 'frontend' },
+      annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-01T00:00:00Z', 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${app}-7d4b9c6f5d`, uid: `00000000-0000-4000-8000-${String(i % 300).padStart(12, '0')}`, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      nodeName: `node-${String(i % NODES).padStart(4, '0')}`,
+      serviceAccountName: 'default',
+      containers: [
+        {
+          name: 'app',
+          image: `registry.example.com/team/${app}:v1.2.${i % 10}`,
+          ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 9090, protocol: 'TCP' }],
+          env: [{ name: 'LOG_LEVEL', value: 'info' }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+          readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 10 },
+          volumeMounts: [{ name: 'config', mountPath: '/etc/app' }],
+        },
+      ],
+      volumes: [{ name: 'config', configMap: { name: `${app}-config` } }],
+    },
+  };
+}
+
+function configMap(i: number): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cfg-${String(i).padStart(5, '0')}`, namespace: nsName(i % NAMESPACES), labels: { app: i % 4 ? 'cfg' : 'other' } },
+    data: { v: '1', 'settings.yaml': `key: value-${i}\n`.repeat(8) },
+  };
+}
+
+function secret(i: number): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `sec-${String(i).padStart(5, '0')}`, namespace: nsName(i % NAMESPACES), labels: { app: i % 4 ? 'sec' : 'other' } },
+    type: 'Opaque',
+    data: { password: Buffer.from(`password-${i}`).toString('base64'), token: Buffer.from('x'.repeat(64)).toString('base64') },
+  };
+}
+
+const kubeHook = (binding: object, body = '', imports = '') => `${imports}export const config = ${JSON.stringify({ configVersion: 'v1', kubernetes: [binding] })};
+export function run(ctx) {${body}}
+`;
+
+/** The first Pod watcher writes, for every Pod status it sees in an Event, "name seq latency-ms". */
+const LATENCY_BODY = `
+  const now = Date.now();
+  const lines = [];
+  for (const c of ctx.bindingContext) {
+    if (c.type !== 'Event' || !c.filterResult || !c.filterResult.m) continue;
+    const [seq, sent, name] = String(c.filterResult.m).split(' ');
+    lines.push(name + ' ' + seq + ' ' + (now - Number(sent)));
+  }
+  if (lines.length) appendFileSync(process.env.BENCH_SCALE_SEEN, lines.join('\\n') + '\\n');
+`;
+
+function writeModuleSet(root: string): { modulesDir: string; globalHooksDir: string } {
+  const modulesDir = join(root, 'modules');
+  const globalHooksDir = join(root, 'global-hooks');
+  mkdirSync(join(globalHooksDir, 'hooks'), { recursive: true });
+  const flags: string[] = [];
+  for (let i = 0; i < MODULES; i++) {
+    const letters = [676, 26, 1].map((d) => String.fromCharCode(97 + (Math.floor(i / d) % 26))).join('');
+    const name = `scale-${letters}`;
+    const key = `scale${letters[0]!.toUpperCase()}${letters.slice(1)}`;
+    const dir = join(modulesDir, `${String(100 + i)}-${name}`);
+    mkdirSync(join(dir, 'hooks'), { recursive: true });
+    mkdirSync(join(dir, 'templates'), { recursive: true });
+    writeFileSync(join(dir, 'Chart.yaml'), `apiVersion: v2\nname: ${name}\nversion: 0.1.0\n`);
+    writeFileSync(join(dir, 'values.yaml'), `${key}:\n  replicas: 1\n`);
+    writeFileSync(join(dir, 'templates', 'cm.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  replicas: "{{ .Values.${key}.replicas }}"\n`);
+    const h = (file: string, text: string) => writeFileSync(join(dir, 'hooks', file), text);
+    h('configmaps.hook.mjs', kubeHook({ name: 'configmaps', kind: 'ConfigMap', namespace: { nameSelector: { matchNames: [nsName(i % NAMESPACES)] } }, labelSelector: { matchLabels: { app: 'cfg' } }, jqFilter: '.data.v', keepFullObjectsInMemory: false, executeHookOnSynchronization: i % 2 === 0 }));
+    h('secrets.hook.mjs', kubeHook({ name: 'secrets', kind: 'Secret', namespace: { nameSelector: { matchNames: [nsName((i + 1) % NAMESPACES)] } }, labelSelector: { matchLabels: { app: 'sec' } }, jqFilter: '.metadata.name', keepFullObjectsInMemory: false, executeHookOnSynchronization: i % 2 === 1 }));
+    h('before-helm.hook.mjs', `export const config = { configVersion: 'v1', beforeHelm: 10 };\nexport function run() {}\n`);
+    h('after-helm.hook.mjs', `export const config = { configVersion: 'v1', afterHelm: 10 };\nexport function run() {}\n`);
+    if (i < POD_WATCHERS) {
+      h('pods.hook.mjs', kubeHook({ name: 'pods', kind: 'Pod', queue: `pods-${i}`, jqFilter: '{phase: .status.phase, m: .status.message}', keepFullObjectsInMemory: false }, i === 0 ? LATENCY_BODY : '', i === 0 ? "import { appendFileSync } from 'node:fs';\n" : ''));
+    } else if (i < POD_WATCHERS + NODE_WATCHERS) {
+      h('nodes.hook.mjs', kubeHook({ name: 'nodes', kind: 'Node', jqFilter: '{name: .metadata.name, ready: ([.status.conditions[]? | select(.type == "Ready")][0].status)}', keepFullObjectsInMemory: false }));
+    } else h('startup.hook.mjs', `export const config = { configVersion: 'v1', onStartup: 10 };\nexport function run() {}\n`);
+    flags.push(`${key}Enabled: true`);
+  }
+  writeFileSync(join(modulesDir, 'values.yaml'), `${flags.join('\n')}\n`);
+  return { modulesDir, globalHooksDir };
+}
+
+/** A client of the sandbox from its kubeconfig: many connections, kept alive. */
+function sandboxCaller(kubeconfig: string): Call {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const cluster = kc.getCurrentCluster()!;
+  const ca = cluster.caData ? Buffer.from(cluster.caData, 'base64') : cluster.caFile ? readFileSync(cluster.caFile) : undefined;
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca });
+  return caller(httpsRequest, agent, cluster.server, kc.getCurrentUser()!.token!);
+}
+
+/** Runs `count` jobs with at most CONCURRENCY at once. */
+async function pool(count: number, job: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await job(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
+}
+
+async function create(call: Call, path: string, objects: (i: number) => object, count: number): Promise<number> {
+  let bytes = 0;
+  await pool(count, async (i) => {
+    const body = JSON.stringify(objects(i));
+    bytes += body.length;
+    const r = await call('POST', path.replace('{ns}', (objects(i) as { metadata: { namespace?: string } }).metadata.namespace ?? ''), body);
+    if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+  });
+  return bytes;
+}
+
+/** Every page of a list of `path` at 500: the bytes and the time. */
+async function pagedList(call: Call, path: string): Promise<{ ms: number; bytes: number; pages: number; items: number; firstPage: Buffer }> {
+  const t0 = performance.now();
+  let firstPage: Buffer | undefined;
+  let bytes = 0;
+  let pages = 0;
+  let items = 0;
+  let cont = '';
+  do {
+    const r = await call('GET', `${path}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
+    bytes += r.body.length;
+    firstPage ??= r.body;
+    pages++;
+    const list = JSON.parse(r.body.toString()) as { items: unknown[]; metadata: { continue?: string } };
+    items += list.items.length;
+    cont = list.metadata.continue ?? '';
+  } while (cont);
+  return { ms: performance.now() - t0, bytes, pages, items, firstPage: firstPage! };
+}
+
+/** As many pages from a plain HTTP server that sends a page it was given (nothing computed), read and parsed the same way. */
+async function plainPages(body: Buffer, pages: number): Promise<number> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const call = caller(httpRequest, new HttpAgent({ keepAlive: true, maxSockets: 1 }), `http://127.0.0.1:${port}`, '');
+  const t0 = performance.now();
+  for (let p = 0; p < pages; p++) JSON.parse((await call('GET', '/')).body.toString());
+  const ms = performance.now() - t0;
+  server.close();
+  return ms;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const root = keepIdx > 0 ? process.argv[keepIdx + 1]! : mkdtempSync(join(tmpdir(), 'bench-scale-'));
+mkdirSync(root, { recursive: true });
+const procs: ChildProcess[] = [];
+try {
+  if (!existsSync(CLI)) throw new Error('dist/ is not built: npm run build');
+  const load0 = loadavg()[0]!;
+  console.log(`bench/scale: ${NODES} Nodes, ${PODS} Pods in ${NAMESPACES} Namespaces, ${CONFIGMAPS} ConfigMaps, ${SECRETS} Secrets; ${MODULES} modules, ${MODULES * 5} hooks (${POD_WATCHERS} watch every Pod, ${NODE_WATCHERS} every Node); churn ${RATE}/s for ${SECONDS} s`);
+  const out = join(root, 'seen.txt');
+  writeFileSync(out, '');
+  const set = writeModuleSet(root);
+  const kubeconfig = join(root, 'kubeconfig');
+
+  // the cluster
+  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--controllers', 'none'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  procs.push(sandbox);
+  await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 120_000);
+  const call = sandboxCaller(kubeconfig);
+  const rss0 = procMemory(sandbox.pid!).rssMiB;
+  let t = performance.now();
+  await create(call, '/api/v1/namespaces', (i) => (i < NAMESPACES ? { apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName(i) } } : { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OPERATOR_NS } }), NAMESPACES + 1);
+  let bytes = await create(call, '/api/v1/nodes', node, NODES);
+  bytes += await create(call, '/api/v1/namespaces/{ns}/pods', pod, PODS);
+  bytes += await create(call, '/api/v1/namespaces/{ns}/configmaps', configMap, CONFIGMAPS);
+  bytes += await create(call, '/api/v1/namespaces/{ns}/secrets', secret, SECRETS);
+  const seedS = (performance.now() - t) / 1000;
+  const objects = NODES + PODS + CONFIGMAPS + SECRETS;
+  console.log(`  seeded ${objects} objects through the API in ${seedS.toFixed(1)} s (${Math.round(objects / seedS)}/s)`);
+
+  // the sandbox: memory per stored object, a paged list of every Pod
+  const list = await pagedList(call, '/api/v1/pods');
+  if (list.items !== PODS) throw new Error(`the paged list returned ${list.items} Pods of ${PODS}`);
+  const plainMs = await plainPages(list.firstPage, list.pages);
+  const sandboxRss = procMemory(sandbox.pid!).rssMiB;
+  // the stored objects' JSON: what the lists return (with the server's metadata), Pods measured, the rest as sent
+  const storedJsonMiB = (list.bytes + (bytes - PODS * JSON.stringify(pod(0)).length)) / 1024 / 1024;
+  const perObject = (sandboxRss - rss0) / storedJsonMiB;
+  console.log(`  sandbox RSS ${sandboxRss.toFixed(0)} MiB (+${(sandboxRss - rss0).toFixed(0)} for ${storedJsonMiB.toFixed(0)} MiB of objects' JSON: ${perObject.toFixed(2)}x; target <= 1.5x)`);
+  console.log(`  paged list of ${list.items} Pods: ${list.pages} pages, ${(list.bytes / 1024 / 1024).toFixed(0)} MiB in ${(list.ms / 1000).toFixed(2)} s; the same bytes from a plain server ${(plainMs / 1000).toFixed(2)} s (${(list.ms / plainMs).toFixed(2)}x; target <= 2x)`);
+
+  // the operator
+  const how = operatorCommand({});
+  t = performance.now();
+  const operator = spawn(
+    process.execPath,
+    [...how.nodeFlags, CLI, 'start', '--kube-config', kubeconfig, '--namespace', OPERATOR_NS, '--modules-dir', set.modulesDir, '--global-hooks-dir', set.globalHooksDir, '--tmp-dir', join(root, 'tmp'), '--log-type', 'json', '--listen-port', String(await freePort()), '--debug-unix-socket', join(root, 'debug.socket')],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...how.env, BENCH_SCALE_SEEN: out } },
+  );
+  procs.push(operator);
+  const stderr: string[] = [];
+  operator.stderr!.on('data', (c: Buffer) => stderr.push(c.toString()));
+  await waitForLine(operator, (l) => l.includes('startup converge done'), 'the first converge', 1_800_000, { logFile: join(root, 'operator.log') }).catch((e) => {
+    console.error(stderr.join('').slice(-3000));
+    throw e;
+  });
+  const syncS = (performance.now() - t) / 1000;
+  await new Promise((r) => setTimeout(r, 3000));
+  const rssSynced = procMemory(operator.pid!).rssMiB;
+  console.log(`  operator: first converge (every binding synchronized) ${syncS.toFixed(1)} s after its start (target < 30 s); RSS ${rssSynced.toFixed(0)} MiB (target < 400 MiB)`);
+
+  // the churn: Pod status writes at RATE a second, over a set of Pods each written several times
+  const churnPods = Math.min(PODS, Math.max(100, Math.round((RATE * SECONDS) / 5)));
+  const last = new Map<string, number>();
+  let seq = 0;
+  let failed = 0;
+  let peak = rssSynced;
+  const total = RATE * SECONDS;
+  const t0 = performance.now();
+  let inflight = 0;
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * RATE));
+      while (seq < due && inflight < CONCURRENCY * 4) {
+        const s = ++seq;
+        const i = Math.floor(Math.random() * churnPods);
+        const name = podName(i);
+        last.set(name, s);
+        inflight++;
+        const body = JSON.stringify({ status: { message: `${s} ${Date.now()} ${name}` } });
+        void call('PATCH', `/api/v1/namespaces/${podNs(i)}/pods/${name}/status`, body, 'application/merge-patch+json')
+          .then((r) => void (r.status !== 200 && failed++), () => void failed++)
+          .finally(() => inflight--);
+      }
+      if (seq >= total && inflight === 0) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 10);
+    const sample = setInterval(() => {
+      peak = Math.max(peak, procMemory(operator.pid!).rssMiB);
+      if (seq >= total) clearInterval(sample);
+    }, 1000);
+  });
+  const churnS = (performance.now() - t0) / 1000;
+  const rate = total / churnS;
+  // every Pod's last status seen by the watcher (or a minute)
+  const seen = new Map<string, number>();
+  const latencies: number[] = [];
+  const readSeen = () => {
+    seen.clear();
+    latencies.length = 0;
+    for (const line of readFileSync(out, 'utf8').split('\n')) {
+      const [name, s, ms] = line.split(' ');
+      if (!name) continue;
+      seen.set(name, Math.max(seen.get(name) ?? 0, Number(s)));
+      latencies.push(Number(ms));
+    }
+    let lost = 0;
+    for (const [name, s] of last) if ((seen.get(name) ?? 0) < s) lost++;
+    return lost;
+  };
+  let lost = readSeen();
+  for (const end = Date.now() + 60_000; lost > 0 && Date.now() < end; lost = readSeen()) await new Promise((r) => setTimeout(r, 500));
+  const rssEnd = procMemory(operator.pid!).rssMiB;
+  peak = Math.max(peak, rssEnd);
+  latencies.sort((a, b) => a - b);
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  console.log(`  churn: ${total} Pod status writes in ${churnS.toFixed(1)} s (${rate.toFixed(0)}/s, ${failed} failed) over ${churnPods} Pods; the watcher saw ${latencies.length} statuses`);
+  console.log(`  event -> hook start: p50 ${p50} ms, p99 ${p99} ms (target p99 < 100 ms); Pods whose last status was not seen: ${lost} (target 0)`);
+  console.log(`  operator RSS at the end of the churn ${rssEnd.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (target < 450 MiB); load ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end`);
+  const figures: Figure[] = [
+    { name: 'operator RSS after the sync', value: rssSynced, unit: 'MiB', target: { max: 400 } },
+    { name: 'operator RSS at the end of the churn', value: rssEnd, unit: 'MiB', target: { max: 450 } },
+    { name: 'sync of every binding (start to first converge done)', value: syncS, unit: 's', target: { max: 30 } },
+    { name: 'event to hook start p99', value: p99, unit: 'ms', target: { max: 100 }, note: `p50 ${p50} ms, ${rate.toFixed(0)} writes/s` },
+    { name: 'Pods whose last status no hook saw', value: lost, unit: 'Pods', target: { max: 0 } },
+    { name: 'sandbox RSS per stored JSON byte', value: perObject, unit: '×', target: { max: 1.5 } },
+    { name: 'paged list of every Pod', value: list.ms, unit: 'ms', baseline: { what: 'the same bytes from a plain HTTP server', value: plainMs, unit: 'ms' }, target: { max: 2, of: 'ratio' } },
+  ];
+  emitFigures(figures);
+} finally {
+  for (const p of procs.reverse()) await stopChild(p).catch(() => undefined);
+  if (keepIdx < 0) rmSync(root, { recursive: true, force: true });
+}
