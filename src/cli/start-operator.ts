@@ -31,6 +31,7 @@ import { DEFAULT_DEBUG_SOCKET } from './debug.js';
 import type { StartOptions } from './start.js';
 import type { ConsoleProgress } from './start-console.js';
 import { LOG_LEVELS, limitDropped, mainClient, type Checked } from './start-run.js';
+import { webhookPort } from './start-webhooks.js';
 
 /** With --sandbox the namespace is created when missing, so that the quick start needs nothing else. */
 async function ensureNamespace(kc: KubeConfig, namespace: string): Promise<void> {
@@ -151,6 +152,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
     helmIgnoreRelease: opts.helmIgnoreRelease || undefined,
     proxyHookJsonLogs: opts.logProxyHookJson,
     parallelModuleRuns,
+    webhooks: webhookPort(opts, { kc, namespace, sandbox: !!sandbox, log }),
   });
   created(operator);
   const stopIdleGc = collectWhenIdle(operator.queues, {

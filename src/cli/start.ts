@@ -48,6 +48,12 @@ export interface StartOptions {
   sandboxDataDir?: string;
   sandboxControllers: string;
   sandboxPodStart: string;
+  admissionServerListenPort: string;
+  admissionServerCertsDir: string;
+  admissionServerUrl?: string;
+  validatingWebhookConfigurationName: string;
+  validatingWebhookServiceName: string;
+  conversionWebhookServiceName: string;
 }
 
 const envBool = (names: readonly string[]) => ['true', '1', 'yes'].includes(fromEnv(names, 'false').toLowerCase());
@@ -106,6 +112,21 @@ export function registerStart(program: Command): Command {
     .addOption(new Option('--prometheus-listen-port <port>', 'the Go name of --listen-port').hideHelp())
     .option('--prometheus-metrics-prefix <prefix>', 'prefix of the metric names', fromEnv(['ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX', 'SHELL_OPERATOR_PROMETHEUS_METRICS_PREFIX'], 'addon_operator_'))
     .option('--debug-unix-socket <path>', 'the debug socket of the debug commands (env DEBUG_UNIX_SOCKET; default /var/run/addon-operator/debug.socket, .sandbox/debug.socket with --sandbox)', fromEnv(['DEBUG_UNIX_SOCKET'], '') || undefined)
+    .option(
+      '--admission-server-listen-port <port>',
+      "HTTPS port of the admission server, started when a hook has a kubernetesValidating, kubernetesMutating or kubernetesCustomResourceConversion binding (env ADDON_OPERATOR_ADMISSION_SERVER_LISTEN_PORT)",
+      fromEnv(['ADDON_OPERATOR_ADMISSION_SERVER_LISTEN_PORT', 'ADMISSION_SERVER_LISTEN_PORT'], '9651'),
+    )
+    .option(
+      '--admission-server-certs-dir <dir>',
+      "the admission server's tls.crt and tls.key, and ca.crt for the webhooks' CA bundle (env ADDON_OPERATOR_ADMISSION_SERVER_CERTS_DIR; none: a certificate made at start)",
+      fromEnv(['ADDON_OPERATOR_ADMISSION_SERVER_CERTS_DIR', 'ADMISSION_SERVER_CERTS_DIR'], ''),
+    )
+    .option('--admission-server-url <url>', 'the API server calls the webhooks at this URL instead of the Services (outside a cluster; env ADDON_OPERATOR_ADMISSION_SERVER_URL; --sandbox: the server\'s own address)', fromEnv(['ADDON_OPERATOR_ADMISSION_SERVER_URL'], '') || undefined)
+    .addOption(new Option('--admission-server-enabled [bool]', 'accepted for the Go operator: the server starts when a hook has a webhook binding').hideHelp())
+    .option('--validating-webhook-configuration-name <name>', 'the webhook configurations are named <name>-hooks (env VALIDATING_WEBHOOK_CONFIGURATION_NAME)', fromEnv(['VALIDATING_WEBHOOK_CONFIGURATION_NAME'], 'shell-operator-hooks'))
+    .option('--validating-webhook-service-name <name>', 'the Service of the admission webhooks (env VALIDATING_WEBHOOK_SERVICE_NAME)', fromEnv(['VALIDATING_WEBHOOK_SERVICE_NAME'], 'shell-operator-validating-svc'))
+    .option('--conversion-webhook-service-name <name>', 'the Service of the CRD conversion webhooks (env CONVERSION_WEBHOOK_SERVICE_NAME)', fromEnv(['CONVERSION_WEBHOOK_SERVICE_NAME'], 'shell-operator-conversion-svc'))
     .option('--sandbox', 'start the embedded Kubernetes API server in this process and run against it (not a production cluster)', false)
     .option('--sandbox-seed <file>', 'with --sandbox: load this multi-document YAML at start (repeatable)', collect, [])
     .option('--sandbox-kubeconfig <path>', "with --sandbox: write the sandbox's kubeconfig here")

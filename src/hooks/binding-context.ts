@@ -13,6 +13,8 @@
  * - `snapshots` when the binding has a non-empty `includeSnapshotsFrom` (after group expansion), and always for
  *   addon-operator's beforeAll/afterAll/beforeHelm/afterHelm/beforeDeleteHelm/afterDeleteHelm (all kubernetes
  *   bindings of the hook; `{}` when it has none: DESIGN §4.14; v1 only: v0 contexts are `{"binding": ...}`);
+ * - kubernetesValidating / kubernetesMutating ⇒ `type: "Validating"|"Mutating"`, `review`; conversion ⇒
+ *   `type: "Conversion"`, `fromVersion`, `toVersion`, `review` (before grouping: a group changes nothing);
  * - a binding with `group` ⇒ `type: "Group"`, `groupName`, nothing else;
  * - schedule ⇒ `type: "Schedule"`;
  * - Synchronization ⇒ `objects` (`[]` when empty); Event ⇒ `watchEvent` and the item's `object`/`filterResult`
@@ -106,7 +108,27 @@ export interface EventContext extends SnapshotsPart, GroupPart {
   readonly hasJqFilter: boolean;
 }
 
-export type BindingContext = OnStartupContext | LifecycleContext | ScheduleContext | SynchronizationContext | EventContext;
+/** A kubernetesValidating / kubernetesMutating request: `review` is the AdmissionReview with its `request`. */
+interface AdmissionPart<T extends 'Validating' | 'Mutating'> extends SnapshotsPart, GroupPart {
+  readonly type: T;
+  readonly binding: string;
+  readonly review: Readonly<Record<string, unknown>>;
+}
+
+export type AdmissionContext = AdmissionPart<'Validating'> | AdmissionPart<'Mutating'>;
+
+/** One step of a kubernetesCustomResourceConversion chain: `review` is the ConversionReview with its `request`. */
+export interface ConversionContext extends SnapshotsPart, GroupPart {
+  readonly type: 'Conversion';
+  readonly binding: string;
+  readonly fromVersion: string;
+  readonly toVersion: string;
+  readonly review: Readonly<Record<string, unknown>>;
+}
+
+export type WebhookContext = AdmissionContext | ConversionContext;
+
+export type BindingContext = OnStartupContext | LifecycleContext | ScheduleContext | SynchronizationContext | EventContext | AdmissionContext | ConversionContext;
 
 export type KubernetesContext = SynchronizationContext | EventContext;
 
@@ -202,6 +224,19 @@ function mapV1(ctx: BindingContext, source: SnapshotSource): Record<string, unkn
     return res;
   }
   if (ctx.includeSnapshotsFrom.length > 0) res.snapshots = snapshotsMap(ctx.includeSnapshotsFrom, source);
+  // admission and conversion before grouping, as shell-operator's MapV1
+  if (ctx.type === 'Validating' || ctx.type === 'Mutating') {
+    res.type = ctx.type;
+    res.review = ctx.review;
+    return res;
+  }
+  if (ctx.type === 'Conversion') {
+    res.type = 'Conversion';
+    res.fromVersion = ctx.fromVersion;
+    res.toVersion = ctx.toVersion;
+    res.review = ctx.review;
+    return res;
+  }
   if (ctx.group !== undefined && ctx.group !== '') {
     res.type = 'Group';
     res.groupName = ctx.group;

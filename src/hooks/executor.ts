@@ -15,12 +15,17 @@ import type { CpuUsage } from './spawner.js';
 import { parseMetrics, type MetricOperation } from './outputs/metrics.js';
 import { parseKubernetesOperations, type KubeOperation } from './outputs/kubernetes.js';
 import type { HookLineLogger } from '../log/logger.js';
+import { parseAdmissionResponse, parseConversionResponse, type AdmissionResponse, type ConversionResponse } from './outputs/webhook-response.js';
 
 export interface HookOutputs {
   valuesPatch: PatchOp[];
   configValuesPatch: PatchOp[];
   metrics: MetricOperation[];
   kubernetes: KubeOperation[];
+  /** A webhook run's answer ($VALIDATING_RESPONSE_PATH): null when the hook wrote none. */
+  admission?: AdmissionResponse | null;
+  /** A conversion run's answer ($CONVERSION_RESPONSE_PATH): null when the hook wrote none. */
+  conversion?: ConversionResponse | null;
   /** CPU seconds of a hook process (absent for in-process hooks and where the platform does not tell). */
   usage?: CpuUsage;
 }
@@ -48,6 +53,8 @@ export interface ShellHookRun {
   log?: HookLineLogger;
   /** LOG_PROXY_HOOK_JSON: hand JSON lines to the logger as fields. */
   proxyJsonLogs?: boolean;
+  /** A webhook run: the hook also gets the response file of its kind (shell-operator's names). */
+  webhook?: 'admission' | 'conversion';
   /** Bytes of output logged per run; the rest is dropped with one note (default 1 MiB). */
   maxLoggedBytes?: number;
 }
@@ -104,6 +111,25 @@ function statusOpsOnFailure(dir: RunDir, file: string, hook: string): KubeOperat
   }
 }
 
+/** $VALIDATING_RESPONSE_PATH and $ADMISSION_RESPONSE_PATH (one file), or $CONVERSION_RESPONSE_PATH. */
+function webhookFiles(dir: RunDir, kind: ShellHookRun['webhook']): Record<string, string> {
+  if (kind === 'admission') {
+    const file = dir.file('validating_response.json');
+    return { VALIDATING_RESPONSE_PATH: file, ADMISSION_RESPONSE_PATH: file };
+  }
+  return kind === 'conversion' ? { CONVERSION_RESPONSE_PATH: dir.file('conversion_response.json') } : {};
+}
+
+function webhookResponse(dir: RunDir, env: Record<string, string>, run: ShellHookRun): Pick<HookOutputs, 'admission' | 'conversion'> {
+  if (run.webhook === 'admission') {
+    return { admission: parseAdmissionResponse(readOutput(dir, env.VALIDATING_RESPONSE_PATH!, run.name, 'VALIDATING_RESPONSE_PATH', LIMITS.kubernetesPatch), run.name) };
+  }
+  if (run.webhook === 'conversion') {
+    return { conversion: parseConversionResponse(readOutput(dir, env.CONVERSION_RESPONSE_PATH!, run.name, 'CONVERSION_RESPONSE_PATH', LIMITS.kubernetesPatch), run.name) };
+  }
+  return {};
+}
+
 export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
   const dir = new RunDir(run.tmpDir, run.name, run.keepTmpFiles);
   try {
@@ -115,6 +141,7 @@ export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
       CONFIG_VALUES_JSON_PATCH_PATH: dir.file('config_values_json_patch.json'),
       METRICS_PATH: dir.file('metrics.json'),
       KUBERNETES_PATCH_PATH: dir.file('kubernetes_patch.json'),
+      ...webhookFiles(dir, run.webhook),
     };
     const log = boundedLogger(run);
     const r = await runProcess({
@@ -141,6 +168,7 @@ export async function runShellHook(run: ShellHookRun): Promise<HookOutputs> {
       ),
       valuesPatch: parsePatchText(readOutput(dir, env.VALUES_JSON_PATCH_PATH, run.name, 'VALUES_JSON_PATCH_PATH', LIMITS.valuesPatch), `$VALUES_JSON_PATCH_PATH of hook ${run.name}`),
       ...(r.usage ? { usage: r.usage } : {}),
+      ...webhookResponse(dir, env, run),
     };
   } finally {
     dir.dispose();

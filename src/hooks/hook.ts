@@ -47,6 +47,12 @@ export interface Hook {
   run(req: HookRunRequest, rt: HookRuntimeOptions): Promise<HookOutputs>;
 }
 
+/** A run for a webhook binding gets that kind's response file (one context: webhook runs are never combined). */
+function webhookKind(contexts: readonly BindingContext[]): { webhook?: 'admission' | 'conversion' } {
+  const t = contexts[0]?.type;
+  return t === 'Validating' || t === 'Mutating' ? { webhook: 'admission' } : t === 'Conversion' ? { webhook: 'conversion' } : {};
+}
+
 /** What both runtimes share: names, identity and config. */
 abstract class BaseHook implements Hook {
   abstract readonly runtime: 'process' | 'in-process';
@@ -90,6 +96,7 @@ class ShellHook extends BaseHook {
       values: req.values,
       configValues: req.configValues,
       cwd: this.cwd,
+      ...webhookKind(req.contexts),
       ...rt,
     });
   }
@@ -157,6 +164,7 @@ class InProcessHook extends BaseHook {
       configValues: req.configValues,
       timeoutMs: rt.timeoutMs,
       log: rt.log,
+      ...webhookKind(req.contexts),
     });
   }
 }

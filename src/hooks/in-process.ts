@@ -13,6 +13,7 @@ import { toMetricOperation, type MetricOperation } from './outputs/metrics.js';
 import { toKubeOperation, type KubeOperation } from './outputs/kubernetes.js';
 import { HookRunError, type HookLineLogger, type HookOutputs } from './executor.js';
 import type { HookContext, HookDefinition, KubernetesTarget, MetricOptions, PatchOperation } from './sdk.js';
+import { toAdmissionResponse, toConversionResponse } from './outputs/webhook-response.js';
 
 export interface LoadedInProcessHook {
   config: unknown;
@@ -68,6 +69,8 @@ export interface InProcessRun {
   configValues: JsonObject;
   timeoutMs: number;
   log?: HookLineLogger;
+  /** A webhook run: its answer (ctx.admissionResponse / ctx.conversionResponse) is part of the outputs. */
+  webhook?: 'admission' | 'conversion';
 }
 
 function asList(ops: PatchOperation | PatchOperation[]): unknown[] {
@@ -100,6 +103,8 @@ function lazyAbort(): { signal: () => AbortSignal; abort: () => void } {
 
 export async function runInProcessHook(r: InProcessRun): Promise<HookOutputs> {
   const out: HookOutputs = { valuesPatch: [], configValuesPatch: [], metrics: [], kubernetes: [] };
+  if (r.webhook === 'admission') out.admission = null;
+  if (r.webhook === 'conversion') out.conversion = null;
   const where = (what: string, n: number) => `${what} of hook ${r.name}, operation ${n + 1}`;
   const patch = (target: PatchOp[], what: string) => (ops: PatchOperation | PatchOperation[]) => {
     for (const op of asList(ops)) target.push(toPatchOp(op, where(what, target.length)));
@@ -131,6 +136,12 @@ export async function runInProcessHook(r: InProcessRun): Promise<HookOutputs> {
       jqPatch: (t, jqFilter, o = {}) => kube({ operation: 'JQPatch', ...target(t), jqFilter, ...o }),
     },
     log: (message, fields) => r.log?.('stdout', message, fields),
+    admissionResponse: (response) => {
+      out.admission = toAdmissionResponse(response, `the admission response of hook ${r.name}`);
+    },
+    conversionResponse: (response) => {
+      out.conversion = toConversionResponse(response, `the conversion response of hook ${r.name}`);
+    },
   };
   const ctx = Object.defineProperty(fields, 'signal', { get: abort.signal, enumerable: true }) as HookContext;
   let timer: NodeJS.Timeout | undefined;

@@ -76,6 +76,13 @@ export interface HookContext {
     jsonPatch(target: KubernetesTarget, ops: PatchOperation[], options?: { ignoreMissingObject?: boolean; ignoreHookError?: boolean }): void;
     jqPatch(target: KubernetesTarget, jqFilter: string, options?: { ignoreMissingObject?: boolean }): void;
   };
+  /**
+   * $VALIDATING_RESPONSE_PATH: the answer of a kubernetesValidating or kubernetesMutating run. `patch`
+   * (mutating) is the JSON patch's operations, or them base64-encoded as a shell hook writes them.
+   */
+  admissionResponse(response: { allowed: boolean; message?: string; warnings?: string[]; patch?: PatchOperation[] | string }): void;
+  /** $CONVERSION_RESPONSE_PATH: the objects of a kubernetesCustomResourceConversion run, or why it failed. */
+  conversionResponse(response: { convertedObjects: Array<Record<string, unknown>> } | { failedMessage: string }): void;
   /** Logs a line with the hook's labels. */
   log(message: string, fields?: Record<string, unknown>): void;
   /** Aborted when the run passes its timeout. */

@@ -80,6 +80,17 @@ export class HookRunner {
     return run;
   }
 
+  /**
+   * Runs a hook for a webhook request at once, outside every queue and the module's chain (shell-operator
+   * runs them synchronously), with the binding's own timeout; every output is applied as for other runs.
+   */
+  runWebhookHook(hook: Hook, contexts: BindingContext[], bindingType: BindingType, timeoutMs: number): Promise<HookRunOutcome> {
+    const snapshots = this.opts.snapshots(hook);
+    return this.withOutputs(hook, bindingType, 'webhook', contexts, (rt) =>
+      hook.module ? this.opts.manager.runModuleHook(hook.module, hook, contexts, snapshots, { ...rt, timeoutMs }) : this.opts.manager.runGlobalHook(hook, contexts, snapshots, { ...rt, timeoutMs }),
+    );
+  }
+
   private async withOutputs(
     hook: Hook,
     bindingType: BindingType,

@@ -23,7 +23,7 @@ import { withTaskLabels } from '../log/task-labels.js';
 import { QueueSet, TaskResults, type SleepFn, type TaskQueue, type TaskResult } from '../queue/index.js';
 import { ScheduleManager } from '../schedule/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
-import type { ConfigMapData, ConfigSource, HelmPort, KubernetesPort } from './ports.js';
+import type { ConfigMapData, ConfigSource, HelmPort, KubernetesPort, WebhookPort } from './ports.js';
 import { Runtime } from './runtime.js';
 import type { HookEventSink } from './hook-bindings.js';
 import { compactContexts, makeTask, taskLogLabels, type ApplyKubeConfigValuesMeta, type GlobalHookRunMeta, type ModuleHookRunMeta, type OperatorTask, type TaskMeta } from './task-meta.js';
@@ -46,6 +46,8 @@ export interface OperatorOptions {
   proxyHookJsonLogs?: boolean;
   /** `--parallel-module-runs`: modules sharing an order number run this many at once (default 1). */
   parallelModuleRuns?: number;
+  /** Serves the hooks' webhook bindings (the admission server, their registration); absent: not served. */
+  webhooks?: WebhookPort;
   /** Test and tuning knobs; defaults are the documented ones. */
   timing?: {
     /** Retry delay of a failed task after `failures` failures (default 5 s growing to 30 s). */
@@ -111,6 +113,7 @@ export class Operator {
         proxyHookJsonLogs: opts.proxyHookJsonLogs,
         metrics: opts.metrics,
         parallelModuleRuns: Math.max(1, opts.parallelModuleRuns ?? 1),
+        ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
       },
       sink,
     );
@@ -169,6 +172,7 @@ export class Operator {
       this.schedules.stop();
       await this.opts.config?.stop();
       await this.queues.stop();
+      await this.rt.webhooks?.stop();
       await Promise.all(this.allHooks().map((h) => this.rt.bindingsOf(h).disable()));
       await this.opts.helm.stop?.();
       await RunDir.settled();

@@ -13,6 +13,7 @@ import type { KubernetesBinding, WatchEvent } from '../hooks/config-types.js';
 import type { SnapshotItem } from '../hooks/binding-context.js';
 import type { KubeOperation } from '../hooks/outputs/kubernetes.js';
 import type { JsonObject } from '../util/json.js';
+import type { AdmissionWebhookSpec } from '../hooks/webhook-specs.js';
 
 /** One event of a kubernetes binding, after the binding's jq filter. */
 export interface BindingEvent {
@@ -123,4 +124,41 @@ export interface HelmPort {
   objectHealth?(release: string, namespace: string): ObjectStatusEntry[] | undefined;
   /** Stops the resources monitor (at the operator's stop). */
   stop?(): Promise<void>;
+}
+
+/** A served webhook binding and whose it is (for messages). */
+export interface Served<T> {
+  spec: T;
+  /** `hooks/x.sh` or `module/hooks/x.sh`. */
+  hook: string;
+  /** Absent for global hooks. */
+  module?: string;
+}
+
+/** What the cluster must call: the admission webhooks and the CRDs whose conversion the hooks serve. */
+export interface WebhookRegistration {
+  validating: Array<Served<AdmissionWebhookSpec>>;
+  mutating: Array<Served<AdmissionWebhookSpec>>;
+  conversions: Array<Served<{ crdName: string; binding: string }>>;
+}
+
+/** The answers of the webhook hooks (operator/webhook-dispatch.ts), for the admission server. */
+export interface WebhookHandlers {
+  admit(path: string, review: unknown): Promise<{ status: number; body: unknown }>;
+  convert(path: string, review: unknown): Promise<{ status: number; body: unknown }>;
+}
+
+/**
+ * The admission server and the registration of its webhooks in the cluster: the Validating- and
+ * MutatingWebhookConfiguration, and `spec.conversion` of the CRDs of conversion bindings.
+ */
+export interface WebhookPort {
+  /** Starts the admission server (called once, when the first webhook binding is served). */
+  serve(handlers: WebhookHandlers): Promise<void>;
+  /**
+   * Creates or updates the configurations to list exactly these webhooks (deleted when none is left)
+   * and points the CRDs at the server. Returns the conversions whose CRD does not exist (not patched).
+   */
+  register(webhooks: WebhookRegistration): Promise<Array<Served<{ crdName: string; binding: string }>>>;
+  stop(): Promise<void>;
 }

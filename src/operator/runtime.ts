@@ -9,7 +9,8 @@ import type { Hook } from '../hooks/hook.js';
 import type { HookMetricsStorage } from '../metrics/hook-metrics.js';
 import type { QueueSet } from '../queue/index.js';
 import type { ScheduleManager } from '../schedule/index.js';
-import type { ConfigSource, HelmPort, KubernetesPort } from './ports.js';
+import type { ConfigSource, HelmPort, KubernetesPort, WebhookPort } from './ports.js';
+import { Webhooks } from './webhooks.js';
 import { HookBindings, type HookEventSink } from './hook-bindings.js';
 import { ConvergeStatus } from './converge-status.js';
 import { Converge } from './converge.js';
@@ -50,6 +51,8 @@ export interface RuntimeOptions {
   metrics?: OperatorMetrics;
   /** Modules of one order number run at most this many at once (1: one by one; DESIGN decision 7). */
   parallelModuleRuns: number;
+  /** The admission server and the webhooks' registration; absent: webhook bindings are not served. */
+  webhooks?: WebhookPort;
 }
 
 export class Runtime {
@@ -64,6 +67,8 @@ export class Runtime {
   /** Each enabled module's health (module-health.ts), refreshed on its runs and its objects' changes. */
   readonly health: ModuleHealthTracker;
   readonly hookRunner: HookRunner;
+  /** The webhook bindings served (webhooks.ts), when the operator has a WebhookPort. */
+  readonly webhooks: Webhooks | undefined;
   private readonly bindings = new Map<string, HookBindings>();
   private readonly modules = new Map<string, ModuleState>();
 
@@ -92,6 +97,7 @@ export class Runtime {
       snapshots: (hook) => this.bindingsOf(hook).snapshots,
       activation: () => this.activation(),
     });
+    this.webhooks = opts.webhooks && new Webhooks(opts.webhooks, opts.manager, (hook, contexts, type, ms) => this.hookRunner.runWebhookHook(hook, contexts, type, ms), opts.logger);
     this.health = new ModuleHealthTracker({
       activity: this.activity,
       helm: opts.helm,

@@ -19,7 +19,10 @@ export type BindingType =
   | 'beforeHelm'
   | 'afterHelm'
   | 'beforeDeleteHelm'
-  | 'afterDeleteHelm';
+  | 'afterDeleteHelm'
+  | 'kubernetesValidating'
+  | 'kubernetesMutating'
+  | 'kubernetesCustomResourceConversion';
 
 /** Why a converge runs (addon-operator's ConvergeEvent). */
 export type ConvergeEvent = 'OperatorStartup' | 'GlobalValuesChanged' | 'ReloadAllModules';

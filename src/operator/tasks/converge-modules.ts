@@ -12,6 +12,25 @@ import type { Runtime } from '../runtime.js';
 import { endConvergeInProgress } from '../converge-restart.js';
 import { makeTask, type OperatorTask } from '../task-meta.js';
 import type { TaskHandler } from './shared.js';
+import { missingCrdError } from '../webhooks.js';
+
+/**
+ * The webhook bindings of the global hooks and the enabled modules, served and registered as discovery
+ * left them (a disabled module's leave). A global hook's conversion binding for a CRD that does not
+ * exist stops the operator at start-up; a module's CRD may come with its chart (checked after its run).
+ */
+async function refreshWebhooks(rt: Runtime): Promise<Error | undefined> {
+  if (!rt.webhooks) return undefined;
+  const missing = (await rt.webhooks.refresh()).filter((m) => m.module === undefined);
+  if (!missing.length) return undefined;
+  const err = missingCrdError(missing);
+  if (!rt.convergeStatus.ready) {
+    rt.fail(err);
+    return err;
+  }
+  rt.log.error({ error: err.message }, 'conversion webhooks not registered');
+  return undefined;
+}
 
 function globalLifecycleTasks(rt: Runtime, binding: 'beforeAll' | 'afterAll'): OperatorTask[] {
   const hooks = hooksInOrder(rt.manager.globalHooks, binding);
@@ -84,6 +103,8 @@ export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, 
           }
           rt.log.error({ error: err.message }, 'a module being enabled has an invalid config; it keeps its last valid one');
         }
+        const fatal = await refreshWebhooks(rt);
+        if (fatal) return TaskResults.fail(fatal, { delayBeforeNextTask: rt.opts.discoveryRetryMs });
         for (const name of discovery.toDisable) {
           for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).disableSchedules();
           rt.converge.owesDelete(name);

@@ -7,6 +7,7 @@ import { onStartupContext } from '../../hooks/binding-context.js';
 import type { Hook } from '../../hooks/hook.js';
 import { hooksInOrder } from '../../hooks/order.js';
 import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
+import { missingCrdError } from '../webhooks.js';
 import type { Runtime } from '../runtime.js';
 import { isParallelQueue, makeTask, type OperatorTask, type TaskMeta } from '../task-meta.js';
 import { runLifecycle, WAIT_POLL_MS, type TaskHandler, type TaskOf } from './shared.js';
@@ -115,6 +116,11 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
     metrics?.moduleHelm(module, activation, (performance.now() - started) / 1000);
     rt.activity.release(module, outcome);
     rt.log.debug({ module, release: module, outcome }, outcome === 'unchanged' ? 'helm release is up to date' : outcome === 'unmanaged' ? 'helm release is unmanaged (maintenance NoResourceReconciliation), skip helm upgrade' : `helm release ${outcome}`);
+  }
+  // the module's conversion webhooks go to its CRDs once its chart made them
+  if (rt.webhooks && hooks.some((h) => h.config.webhooks.length)) {
+    const missing = (await rt.webhooks.refresh()).filter((w) => w.module === module);
+    if (missing.length) throw missingCrdError(missing);
   }
   const before = m.values.checksum();
   await runLifecycle(rt, module, hooks, 'afterHelm', queue);

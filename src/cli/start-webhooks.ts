@@ -1,0 +1,76 @@
+/**
+ * The operator's WebhookPort for `start`: the admission server (server/admission-server.ts) with the
+ * certificate of `--admission-server-certs-dir` (`tls.crt`, `tls.key`, and `ca.crt` as the CA bundle
+ * when present) or, without one, a certificate made at start; and the registration of its webhooks
+ * (kube/webhook-registration.ts) through the Service flags of shell-operator, or through a URL:
+ * `--admission-server-url`, and on the sandbox the server's own address.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { KubeConfig } from '../kube/kube-config.js';
+import { WebhookRegistrar, type WebhookEndpoint } from '../kube/webhook-registration.js';
+import type { WebhookPort } from '../operator/ports.js';
+import { generateTls } from '../sandbox/tls.js';
+import { AdmissionServer } from '../server/admission-server.js';
+import { UserError, errorMessage } from '../util/errors.js';
+import { parsePort } from './env.js';
+import type { StartOptions } from './start.js';
+
+export type WebhookFlags = Pick<
+  StartOptions,
+  'admissionServerListenPort' | 'admissionServerCertsDir' | 'admissionServerUrl' | 'validatingWebhookConfigurationName' | 'validatingWebhookServiceName' | 'conversionWebhookServiceName'
+>;
+
+interface Certificate {
+  cert: string;
+  key: string;
+  caBundle: string;
+}
+
+function readCerts(dir: string): Certificate {
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(dir, file), 'utf8');
+    } catch (e) {
+      throw new UserError(`--admission-server-certs-dir ${dir}: cannot read ${file}: ${errorMessage(e)}`);
+    }
+  };
+  const cert = read('tls.crt');
+  return { cert, key: read('tls.key'), caBundle: existsSync(join(dir, 'ca.crt')) ? read('ca.crt') : cert };
+}
+
+export function webhookPort(f: WebhookFlags, o: { kc: KubeConfig; namespace: string; sandbox: boolean; log: Logger }): WebhookPort {
+  const port = parsePort(f.admissionServerListenPort, '--admission-server-listen-port');
+  const host = o.sandbox ? '127.0.0.1' : '0.0.0.0';
+  let server: AdmissionServer | undefined;
+  let registrar: WebhookRegistrar | undefined;
+  return {
+    serve: async (handlers) => {
+      const services = [f.validatingWebhookServiceName, f.conversionWebhookServiceName].flatMap((s) => [s, `${s}.${o.namespace}`, `${s}.${o.namespace}.svc`]);
+      let certs: Certificate;
+      if (f.admissionServerCertsDir) certs = readCerts(f.admissionServerCertsDir);
+      else {
+        const made = generateTls(services);
+        certs = { cert: made.serverCert, key: made.serverKey, caBundle: made.caCert };
+        if (!o.sandbox) o.log.warn('admission server: no --admission-server-certs-dir: serving a certificate made at start (its CA goes into the webhook configurations)');
+      }
+      server = new AdmissionServer({ host, port, cert: certs.cert, key: certs.key, handlers, onBadRequest: (path, problem) => o.log.error({ path, error: problem }, 'admission server: bad request') });
+      await server.start();
+      const address = server.address;
+      o.log.info({ address: `https://${host}:${address.port}` }, 'admission server listening');
+      const url = f.admissionServerUrl || (o.sandbox ? `https://127.0.0.1:${address.port}` : '');
+      const endpoint: WebhookEndpoint = url
+        ? { kind: 'url', base: url, caBundle: certs.caBundle }
+        : { kind: 'service', namespace: o.namespace, admissionService: f.validatingWebhookServiceName, conversionService: f.conversionWebhookServiceName, caBundle: certs.caBundle };
+      registrar = new WebhookRegistrar({ kc: o.kc, configurationName: f.validatingWebhookConfigurationName, endpoint });
+    },
+    register: async (w) => {
+      if (!registrar) throw new Error('webhooks registered before the admission server started');
+      return registrar.register(w);
+    },
+    stop: async () => {
+      await server?.stop();
+    },
+  };
+}
