@@ -15,7 +15,7 @@ import { lifecycleContext } from '../src/hooks/binding-context.js';
 import type { JsonObject } from '../src/util/json.js';
 import { ScopeValues, ValuesStore } from '../src/values/index.js';
 import { emitFigures } from './figures.js';
-import { spawnOnce } from './processes.js';
+import { preparedHookEnv, spawnOnce } from './processes.js';
 
 const RUNS = Number(process.argv[2] ?? 1000);
 
@@ -66,20 +66,7 @@ try {
   console.log(`bench/hooks: ${RUNS} runs, values ${(valuesJson.length / 1024).toFixed(0)} KB`);
 
   // direct: the same files prepared once
-  const pre = join(root, 'pre');
-  await import('node:fs').then((fs) => fs.mkdirSync(pre));
-  const env: Record<string, string> = {
-    BINDING_CONTEXT_PATH: join(pre, 'bc.json'),
-    VALUES_PATH: join(pre, 'values.json'),
-    CONFIG_VALUES_PATH: join(pre, 'config.json'),
-    VALUES_JSON_PATCH_PATH: join(pre, 'vp.json'),
-    CONFIG_VALUES_JSON_PATCH_PATH: join(pre, 'cp.json'),
-    METRICS_PATH: join(pre, 'm.json'),
-    KUBERNETES_PATCH_PATH: join(pre, 'k.json'),
-  };
-  writeFileSync(env.BINDING_CONTEXT_PATH!, '[{"binding":"beforeHelm","snapshots":{}}]');
-  writeFileSync(env.VALUES_PATH!, valuesJson);
-  for (const k of ['CONFIG_VALUES_PATH', 'VALUES_JSON_PATCH_PATH', 'CONFIG_VALUES_JSON_PATCH_PATH', 'METRICS_PATH', 'KUBERNETES_PATCH_PATH']) writeFileSync(env[k]!, '');
+  const env = preparedHookEnv(join(root, 'pre'), '[{"binding":"beforeHelm","snapshots":{}}]', valuesJson);
 
   const [shell] = await loadHooks(join(root, 'sh/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });
   const [inproc] = await loadHooks(join(root, 'js/hooks'), { kind: 'module', module: 'bench', timeoutMs: 60_000 });

@@ -3,7 +3,8 @@
  * log line, stopping a child, reading its memory from /proc, and running a hook script directly.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { currentInheritedEnvironment } from '../src/hooks/environment.js';
 
@@ -67,4 +68,26 @@ export function spawnOnce(file: string, env: Record<string, string>): Promise<vo
     c.on('error', reject);
     c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file}: exit ${code}`))));
   });
+}
+
+/**
+ * A hook run's files prepared once in `dir` for direct spawns: the binding context and values written,
+ * the output files empty (`extraOutputs`: more of them, such as $VALIDATING_RESPONSE_PATH); returns
+ * the variables that name them.
+ */
+export function preparedHookEnv(dir: string, bindingContext: string, values: string, extraOutputs: Record<string, string> = {}): Record<string, string> {
+  mkdirSync(dir, { recursive: true });
+  const inputs = { BINDING_CONTEXT_PATH: join(dir, 'bc.json'), VALUES_PATH: join(dir, 'values.json'), CONFIG_VALUES_PATH: join(dir, 'config.json') };
+  const outputs: Record<string, string> = {
+    VALUES_JSON_PATCH_PATH: join(dir, 'vp.json'),
+    CONFIG_VALUES_JSON_PATCH_PATH: join(dir, 'cp.json'),
+    METRICS_PATH: join(dir, 'm.json'),
+    KUBERNETES_PATCH_PATH: join(dir, 'k.json'),
+    ...Object.fromEntries(Object.entries(extraOutputs).map(([k, f]) => [k, join(dir, f)])),
+  };
+  writeFileSync(inputs.BINDING_CONTEXT_PATH, bindingContext);
+  writeFileSync(inputs.VALUES_PATH, values);
+  writeFileSync(inputs.CONFIG_VALUES_PATH, '');
+  for (const f of Object.values(outputs)) writeFileSync(f, '');
+  return { ...inputs, ...outputs };
 }

@@ -49,6 +49,7 @@ export const SUITES: Suite[] = [
   { name: 'scale', file: 'bench/scale.ts', dist: true, quick: ['--quick'], full: [], timeoutSec: { quick: 300, full: 3600 } },
   { name: 'converge', file: 'bench/converge.ts', quick: ['10', '3'], full: [], timeoutSec: { quick: 300, full: 900 } },
   { name: 'hooks', file: 'bench/hooks.ts', quick: ['20'], full: ['200'], timeoutSec: { quick: 300, full: 900 } },
+  { name: 'webhooks', file: 'bench/webhooks.ts', quick: ['2', '20'], full: ['10', '200'], timeoutSec: { quick: 300, full: 900 } },
   { name: 'observability', file: 'bench/observability.ts', quick: ['10', '5', '500'], full: [], timeoutSec: { quick: 300, full: 600 } },
   { name: 'values', file: 'bench/values.ts', quick: ['--modules', '10', '--rounds', '3'], full: [], timeoutSec: { quick: 300, full: 600 } },
   { name: 'jq', file: 'bench/jq.ts', quick: ['--objects', '300'], full: [], timeoutSec: { quick: 300, full: 600 } },

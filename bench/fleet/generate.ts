@@ -11,8 +11,9 @@
  *     executeHookOnSynchronization false (one module in twenty);
  *   - afterHelm, beforeDeleteHelm and afterDeleteHelm, in-process;
  *   - a 30-second schedule, in-process, that also declares one webhook binding: kubernetesValidating,
- *     kubernetesMutating or kubernetesCustomResourceConversion in turn. The operator parses and loads
- *     these but serves no webhooks (docs/hooks.md): they are loaded, never called.
+ *     kubernetesMutating or kubernetesCustomResourceConversion in turn. The operator serves them: the
+ *     sandbox calls the validating and mutating ones on the module's ConfigMaps (the hook allows
+ *     them); the conversion ones name a CRD that does not exist (logged, never called).
  * and three global hooks: onStartup and beforeAll (bash + jq), afterAll with a 10-minute schedule
  * (in-process), a kubernetes binding on the fleet's Namespace (in-process).
  * Used by bench/fleet/run.ts and by any bench that needs a realistic fleet (issue 16's headline).
@@ -68,7 +69,7 @@ export function watchForm(i: number): WatchForm {
   return (['filter', 'includeSnapshots', 'group', 'filter'] as const)[i % 4]!;
 }
 
-/** The webhook binding module i's scheduled hook declares (loaded, never called). */
+/** The webhook binding module i's scheduled hook declares. */
 export function webhookKind(i: number): (typeof MODULE_KINDS)[7 | 8 | 9] {
   return (['kubernetesValidating', 'kubernetesMutating', 'kubernetesCustomResourceConversion'] as const)[i % 3]!;
 }
@@ -147,7 +148,12 @@ function webhook(i: number, name: string): Record<string, unknown> {
 }
 
 const schedule = (i: number, name: string) =>
-  inProcess({ configVersion: 'v1', schedule: [{ name: 'every-30s', crontab: '*/30 * * * * *' }], ...webhook(i, name) }, `  ctx.log('tick');`);
+  inProcess(
+    { configVersion: 'v1', schedule: [{ name: 'every-30s', crontab: '*/30 * * * * *' }], ...webhook(i, name) },
+    // the sandbox calls the admission webhooks on the module's ConfigMaps: they are allowed
+    `  if (ctx.bindingContext[0]?.review) return ctx.admissionResponse({ allowed: true });
+  ctx.log('tick');`,
+  );
 
 const GLOBAL_STARTUP = bash(
   { configVersion: 'v1', onStartup: 5, beforeAll: 10 },

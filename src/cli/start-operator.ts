@@ -57,6 +57,7 @@ export async function loadAndRun(opts: StartOptions, checked: Checked, wiring: W
         seedFiles: opts.sandboxSeed,
         controllers: parseControllers(opts.sandboxControllers ?? 'all', '--sandbox-controllers'),
         podStartMs: parsePodStart(opts.sandboxPodStart ?? '0.5s', '--sandbox-pod-start'),
+        onWarning: (m) => log.warn(m),
         ...(opts.sandboxKubeconfig ? { kubeconfigPath: opts.sandboxKubeconfig } : {}),
         ...(opts.sandboxDataDir ? { dataDir: opts.sandboxDataDir } : {}),
       });

@@ -41,7 +41,8 @@ function readCerts(dir: string): Certificate {
 }
 
 export function webhookPort(f: WebhookFlags, o: { kc: KubeConfig; namespace: string; sandbox: boolean; log: Logger }): WebhookPort {
-  const port = parsePort(f.admissionServerListenPort, '--admission-server-listen-port');
+  // on the sandbox any free port: the webhooks are registered with the server's own address
+  const port = parsePort(f.admissionServerListenPort ?? (o.sandbox ? '0' : '9651'), '--admission-server-listen-port');
   const host = o.sandbox ? '127.0.0.1' : '0.0.0.0';
   let server: AdmissionServer | undefined;
   let registrar: WebhookRegistrar | undefined;

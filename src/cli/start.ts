@@ -48,7 +48,7 @@ export interface StartOptions {
   sandboxDataDir?: string;
   sandboxControllers: string;
   sandboxPodStart: string;
-  admissionServerListenPort: string;
+  admissionServerListenPort?: string;
   admissionServerCertsDir: string;
   admissionServerUrl?: string;
   validatingWebhookConfigurationName: string;
@@ -114,8 +114,8 @@ export function registerStart(program: Command): Command {
     .option('--debug-unix-socket <path>', 'the debug socket of the debug commands (env DEBUG_UNIX_SOCKET; default /var/run/addon-operator/debug.socket, .sandbox/debug.socket with --sandbox)', fromEnv(['DEBUG_UNIX_SOCKET'], '') || undefined)
     .option(
       '--admission-server-listen-port <port>',
-      "HTTPS port of the admission server, started when a hook has a kubernetesValidating, kubernetesMutating or kubernetesCustomResourceConversion binding (env ADDON_OPERATOR_ADMISSION_SERVER_LISTEN_PORT)",
-      fromEnv(['ADDON_OPERATOR_ADMISSION_SERVER_LISTEN_PORT', 'ADMISSION_SERVER_LISTEN_PORT'], '9651'),
+      "HTTPS port of the admission server, started when a hook has a kubernetesValidating, kubernetesMutating or kubernetesCustomResourceConversion binding (env ADDON_OPERATOR_ADMISSION_SERVER_LISTEN_PORT; default 9651, a free port with --sandbox)",
+      fromEnv(['ADDON_OPERATOR_ADMISSION_SERVER_LISTEN_PORT', 'ADMISSION_SERVER_LISTEN_PORT'], '') || undefined,
     )
     .option(
       '--admission-server-certs-dir <dir>',

@@ -50,6 +50,8 @@ function ruleList(value: unknown, key: string, what: string, c: Checker): string
 }
 
 function checkRules(value: unknown, key: string, c: Checker): void {
+  // without rules the webhook would never be called: an error, as the issue of a binding that names none
+  if (value === undefined) return c.add(key, 'is required: a webhook without rules is never called');
   const rules = c.array(value, key, { minItems: 1 });
   rules?.forEach((item, i) => {
     const rk = joinKey(key, i);

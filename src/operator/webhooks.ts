@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ModuleManager } from '../modules/manager.js';
 import { admissionSpecOf, type AdmissionWebhookSpec } from '../hooks/webhook-specs.js';
 import { UserError } from '../util/errors.js';
+import { withTaskLabels } from '../log/task-labels.js';
 import { hookLabel } from './task-meta.js';
 import type { Served, WebhookPort, WebhookRegistration } from './ports.js';
 import { WebhookDispatcher, type WebhookEntry, type WebhookHookRunner } from './webhook-dispatch.js';
@@ -44,7 +45,8 @@ export class Webhooks {
     if (!entries.length && !this.serving) return [];
     this.dispatcher.set(entries);
     if (!this.serving) {
-      await this.port.serve({ admit: (p, r) => this.dispatcher.admit(p, r), convert: (p, r) => this.dispatcher.convert(p, r) });
+      // started outside the task that first refreshes: its requests' log lines carry no task's labels
+      await withTaskLabels({}, () => this.port.serve({ admit: (p, r) => this.dispatcher.admit(p, r), convert: (p, r) => this.dispatcher.convert(p, r) }));
       this.serving = true;
     }
     const registration: WebhookRegistration = { validating: [], mutating: [], conversions: [] };

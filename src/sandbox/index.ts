@@ -18,7 +18,9 @@ import { createHandler, type ControlState, type RequestLogEntry } from './server
 import { generateTls, type TlsMaterial } from './tls.js';
 import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
 import { applyObjects, loadSeedFile, parseManifests } from './seed.js';
-import { typeKey } from './registry.js';
+import { joinApiVersion, typeKey } from './registry.js';
+import { Admission, type AdmissionAttributes } from './admission.js';
+import { Conversion } from './conversion.js';
 import { startControllers, type Controllers } from './controllers/index.js';
 
 export type { RequestLogEntry } from './server.js';
@@ -68,6 +70,8 @@ export interface SandboxOptions {
   controllers?: boolean;
   /** With controllers: how long a Pod takes from its scheduling to Running (default 500 ms). */
   podStartMs?: number;
+  /** Where warnings go (a webhook skipped or ignored); default: stderr. */
+  onWarning?: (message: string) => void;
 }
 
 export interface Sandbox {
@@ -127,6 +131,29 @@ function cachedTls(host: string): TlsMaterial {
     tlsCache.set(host, t);
   }
   return t;
+}
+
+/** A Warning Event about the object of a request (a webhook the sandbox skipped). */
+function recordEvent(registry: Registry, resources: Resources, a: AdmissionAttributes, reason: string, message: string): void {
+  const events = registry.get('', 'events');
+  if (!events || a.dryRun || !a.name) return;
+  const ns = a.t.namespaced ? a.ns : 'default';
+  const at = new Date().toISOString();
+  try {
+    resources.create(events, 'v1', ns, {
+      metadata: { generateName: `${a.name}.` },
+      involvedObject: { apiVersion: joinApiVersion(a.t.group, a.version), kind: a.t.kind, name: a.name, ...(a.t.namespaced ? { namespace: a.ns } : {}) },
+      reason,
+      message,
+      type: 'Warning',
+      source: { component: 'sandbox-admission' },
+      firstTimestamp: at,
+      lastTimestamp: at,
+      count: 1,
+    }, { manager: 'sandbox' });
+  } catch {
+    // the namespace is going away: no event
+  }
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -215,10 +242,13 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
   let stopped: Promise<void> | undefined;
   const kv = options.kubernetesVersion ?? 'v1.32.4';
   const [maj, min] = kv.replace(/^v/, '').split('.');
+  const warn = options.onWarning ?? ((m: string) => console.warn(m));
   const handler = createHandler({
     registry,
     store,
     resources,
+    admission: new Admission({ store, warn, event: (a, reason, message) => recordEvent(registry, resources, a, reason, message) }),
+    conversion: new Conversion(store, warn),
     hub,
     token,
     maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,

@@ -24,6 +24,9 @@ import { toTable } from './table.js';
 import { podStreamError } from './streams.js';
 import { openapiV2Document, openapiV2Protobuf, openapiV3DocumentText, openapiV3Index } from './openapi.js';
 import { decodeProtobufObject, isProtobuf } from './protobuf.js';
+import type { Admission, AdmissionAttributes } from './admission.js';
+import type { Conversion } from './conversion.js';
+import { clone } from './json.js';
 
 export interface RequestLogEntry {
   time: string;
@@ -62,6 +65,10 @@ export interface ServerDeps {
   version: Record<string, string>;
   /** The UIDs of the FlowSchema and PriorityLevelConfiguration named on every answer, as by an API server running API Priority and Fairness. */
   priorityAndFairness?: { flowSchemaUid: string; priorityLevelUid: string };
+  /** Calls the stored admission webhooks on writes (admission.ts). */
+  admission?: Admission;
+  /** Calls CRDs' conversion webhooks (conversion.ts). */
+  conversion?: Conversion;
   /** Open watch responses, so that stop() can end them. */
   onWatchOpen?: (close: () => void) => () => void;
 }
@@ -174,6 +181,49 @@ export function createHandler(d: ServerDeps): (req: IncomingMessage, res: Server
     handle(d, req, res).catch((err: unknown) => sendError(res, err));
   };
 }
+
+/** The object's JSON in `version`: through its CRD's conversion webhook when it has one. */
+async function renderJson(d: ServerDeps, t: ResourceType, version: string, json: string): Promise<string> {
+  if (d.conversion && !t.builtin) {
+    const out = await d.conversion.convert(t, version, [JSON.parse(json)]);
+    if (out) return JSON.stringify(out[0]);
+  }
+  return d.resources.render(t, version, json);
+}
+
+/**
+ * A write in a version other than the storage one, of a custom resource with a conversion webhook:
+ * the object converted to the storage version first, as the API server stores it.
+ */
+async function toStorage(d: ServerDeps, t: ResourceType, version: string, obj: unknown): Promise<{ obj: unknown; version: string }> {
+  const storage = t.versions[0]!;
+  if (!d.conversion || t.builtin || version === storage || !isObject(obj)) return { obj, version };
+  const out = await d.conversion.convert(t, storage, [obj]);
+  return out ? { obj: out[0], version: storage } : { obj, version };
+}
+
+/**
+ * Admission: the matching mutating webhooks change the object, then the validating ones see it as
+ * `dryRun` would store it; their warnings go out as Warning headers.
+ */
+async function admit(d: ServerDeps, res: ServerResponse, a: AdmissionAttributes, obj: unknown, dry: (o: unknown) => { json: string }): Promise<unknown> {
+  const adm = d.admission;
+  if (!adm) return obj;
+  const warnings: string[] = [];
+  if (adm.has('mutating')) {
+    const m = await adm.run('mutating', a, obj);
+    obj = m.object;
+    warnings.push(...m.warnings);
+  }
+  if (adm.has('validating')) {
+    const final = a.operation === 'DELETE' ? null : JSON.parse(dry(clone(obj)).json);
+    warnings.push(...(await adm.run('validating', a, final)).warnings);
+  }
+  if (warnings.length) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  return obj;
+}
+
+const admitting = (d: ServerDeps) => !!d.admission && (d.admission.has('mutating') || d.admission.has('validating'));
 
 async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const arrived = performance.now();
@@ -326,7 +376,7 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
       if (!name) return list(d, res, t, version, ns, parseListOptions(params, t, false), accept);
       if (sub === 'scale') return send(res, 200, JSON.stringify(d.resources.getScale(t, ns, name)));
       const e = d.resources.get(t, ns, name);
-      const json = d.resources.render(t, version, e.json);
+      const json = await renderJson(d, t, version, e.json);
       if (wantsTable(accept)) {
         return send(res, 200, JSON.stringify(toTable(t, version, [JSON.parse(json)], { resourceVersion: String(e.rv) }, query.includeObject)));
       }
@@ -341,9 +391,15 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
         return send(res, 201, JSON.stringify(out));
       }
       if (t.namespaced && !ns) throw methodNotAllowed(`the server does not allow this method on the requested resource: create ${t.plural} needs a namespace in the path`);
-      const obj = decodeBody(body, req.headers['content-type']);
-      const r = d.resources.create(t, version, ns, obj, ctx, true);
-      return send(res, r.code, d.resources.render(t, version, r.json));
+      const w = await toStorage(d, t, version, decodeBody(body, req.headers['content-type']));
+      let obj = w.obj;
+      if (admitting(d)) {
+        const meta = (isObject(obj) && isObject((obj as any).metadata) ? (obj as any).metadata : {}) as Record<string, unknown>;
+        const a: AdmissionAttributes = { operation: 'CREATE', t, version, ns, name: String(meta.name ?? meta.generateName ?? ''), dryRun: ctx.dryRun ?? false };
+        obj = await admit(d, res, a, obj, (o) => d.resources.create(t, w.version, ns, o, { ...ctx, dryRun: true }));
+      }
+      const r = d.resources.create(t, w.version, ns, obj, ctx, true);
+      return send(res, r.code, await renderJson(d, t, version, r.json));
     }
     case 'PUT': {
       if (!name) throw methodNotAllowed();
@@ -359,8 +415,15 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
         const r = d.resources.update(t, version, ns, name, next, ctx);
         return send(res, r.code, r.json);
       }
-      const r = d.resources.update(t, version, ns, name, obj, ctx, sub);
-      return send(res, r.code, d.resources.render(t, version, r.json));
+      const w = await toStorage(d, t, version, obj);
+      let next = w.obj;
+      if (admitting(d)) {
+        const oldObject = JSON.parse(await renderJson(d, t, version, d.resources.get(t, ns, name).json));
+        const a: AdmissionAttributes = { operation: 'UPDATE', t, version, ns, name, ...(sub ? { subresource: sub } : {}), dryRun: ctx.dryRun ?? false, oldObject };
+        next = await admit(d, res, a, next, (o) => d.resources.update(t, w.version, ns, name, o, { ...ctx, dryRun: true }, sub));
+      }
+      const r = d.resources.update(t, w.version, ns, name, next, ctx, sub);
+      return send(res, r.code, await renderJson(d, t, version, r.json));
     }
     case 'PATCH': {
       if (!name) throw methodNotAllowed();
@@ -368,8 +431,23 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
         const r = d.resources.updateScale(t, version, ns, name, req.headers['content-type'], body.toString('utf8'), ctx);
         return send(res, r.code, r.json);
       }
-      const r = d.resources.patch(t, version, ns, name, String(req.headers['content-type'] ?? ''), body.toString('utf8'), ctx, sub);
-      return send(res, r.code, d.resources.render(t, version, r.json));
+      const patchType = String(req.headers['content-type'] ?? '');
+      if (admitting(d)) {
+        // the webhooks see the patched object; a mutation makes the write an update of the result
+        // (an apply of a missing object creates it: a CREATE)
+        const cur = d.store.get(typeKey(t.group, t.plural), t.namespaced ? ns : '', name);
+        const oldObject = cur ? JSON.parse(await renderJson(d, t, version, cur.json)) : undefined;
+        const patched = JSON.parse(d.resources.patch(t, version, ns, name, patchType, body.toString('utf8'), { ...ctx, dryRun: true }, sub).json);
+        const a: AdmissionAttributes = { operation: cur ? 'UPDATE' : 'CREATE', t, version, ns, name, ...(sub ? { subresource: sub } : {}), dryRun: ctx.dryRun ?? false, ...(cur ? { oldObject } : {}) };
+        const write = (o: unknown, c: WriteContext) => (cur ? d.resources.update(t, version, ns, name, o, c, sub) : d.resources.create(t, version, ns, o, c));
+        const next = await admit(d, res, a, patched, (o) => write(o, { ...ctx, dryRun: true }));
+        if (JSON.stringify(next) !== JSON.stringify(patched)) {
+          const r = write(next, ctx);
+          return send(res, r.code, await renderJson(d, t, version, r.json));
+        }
+      }
+      const r = d.resources.patch(t, version, ns, name, patchType, body.toString('utf8'), ctx, sub);
+      return send(res, r.code, await renderJson(d, t, version, r.json));
     }
     case 'DELETE': {
       let opts: any = {};
@@ -388,6 +466,10 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
         return send(res, 200, json);
       }
       if (sub) throw methodNotAllowed();
+      if (admitting(d)) {
+        const oldObject = JSON.parse(await renderJson(d, t, version, d.resources.get(t, ns, name).json));
+        await admit(d, res, { operation: 'DELETE', t, version, ns, name, dryRun: ctx.dryRun ?? false, oldObject }, null, () => ({ json: 'null' }));
+      }
       const r = d.resources.delete(t, version, ns, name, opts, ctx);
       return send(res, r.code, r.json);
     }
@@ -420,11 +502,14 @@ async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version
   }
   // a negative limit is no limit, as in the API server
   const r = d.resources.list(t, ns, { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: Math.max(0, o.limit), continue: o.continue });
+  // a custom resource with a conversion webhook: the items in other versions converted in one review
+  const converted = d.conversion && !t.builtin && d.conversion.webhookOf(t) ? await d.conversion.convert(t, version, r.entries.map((e) => JSON.parse(e.json))) : undefined;
+  const renderAt = (i: number): string => (converted ? JSON.stringify(converted[i]) : d.resources.render(t, version, r.entries[i].json));
   const meta: Record<string, unknown> = { resourceVersion: String(r.rv) };
   if (r.continue) meta.continue = r.continue;
   if (r.remaining !== undefined && !o.labelSelector && !o.fieldSelector) meta.remainingItemCount = r.remaining;
   if (wantsTable(accept)) {
-    const objs = r.entries.map((e) => JSON.parse(d.resources.render(t, version, e.json)));
+    const objs = r.entries.map((_e, i) => JSON.parse(renderAt(i)));
     return send(res, 200, JSON.stringify(toTable(t, version, objs, meta, o.includeObject)));
   }
   const av = joinApiVersion(t.group, version);
@@ -432,7 +517,7 @@ async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version
   const n = r.entries.length;
   if (n <= LIST_BATCH || PRETTY.has(res)) {
     const parts: string[] = new Array(n);
-    for (let i = 0; i < n; i++) parts[i] = d.resources.render(t, version, r.entries[i].json);
+    for (let i = 0; i < n; i++) parts[i] = renderAt(i);
     return send(res, 200, `${head}${parts.join(',')}]}`);
   }
   // Large lists go out in batches (chunked), waiting for the socket to drain: no single giant string,
@@ -442,7 +527,7 @@ async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version
   for (let start = 0; start < n; start += LIST_BATCH) {
     const end = Math.min(n, start + LIST_BATCH);
     const parts: string[] = new Array(end - start);
-    for (let i = start; i < end; i++) parts[i - start] = d.resources.render(t, version, r.entries[i].json);
+    for (let i = start; i < end; i++) parts[i - start] = renderAt(i);
     const ok = res.write(start === 0 ? parts.join(',') : ',' + parts.join(','));
     if (!ok && !res.destroyed) await new Promise<void>((resolve) => {
       const done = (): void => {

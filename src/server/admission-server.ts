@@ -32,6 +32,8 @@ export interface AdmissionServerOptions {
   handlers: AdmissionHandlers;
   /** Called for a request that could not be answered (a bad body); the reply says why. */
   onBadRequest?: (path: string, problem: string) => void;
+  /** Told how long each request took, from its arrival to its answer written. */
+  onServed?: (path: string, ms: number) => void;
 }
 
 /** The API server sends at most a few MiB; anything beyond this is not a review. */
@@ -75,11 +77,13 @@ export class AdmissionServer {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const path = new URL(req.url ?? '/', 'https://operator').pathname;
     const send = (status: number, body: unknown) => {
       const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
       res.writeHead(status, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json', 'Content-Length': Buffer.byteLength(text) });
       res.end(text);
+      this.opts.onServed?.(path, performance.now() - arrived);
     };
     if (req.method === 'GET' && path === '/healthz') return send(200, '');
     if (req.method !== 'POST') return send(405, `method ${req.method} not allowed\n`);

@@ -23,9 +23,26 @@ jq -r '.[] | "\\(.binding) \\(.type // "-") \\(.watchEvent // "-") \\(.object.me
 `;
 
 const WEBHOOKS = {
-  kubernetesValidating: [{ name: 'check.addons.example.com', rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['CREATE'] }] }],
-  kubernetesMutating: [{ name: 'mutate.addons.example.com' }],
+  // served, on objects nobody writes here (the trace hooks give no admission answer)
+  kubernetesValidating: [{ name: 'check.addons.example.com', rules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['things'], operations: ['CREATE'] }] }],
+  kubernetesMutating: [{ name: 'mutate.addons.example.com', rules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['things'], operations: ['CREATE'] }] }],
   kubernetesCustomResourceConversion: [{ name: 'convert', crdName: 'things.example.com', conversions: [{ fromVersion: 'v1', toVersion: 'v2' }] }],
+};
+
+/** The CRD of the conversion binding: served webhooks need it (a global hook's missing CRD stops the start). */
+const THINGS_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'things.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+    versions: [
+      { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+      { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object' } } },
+    ],
+  },
 };
 
 test('SIGTERM ends the operator promptly with every binding kind and duplicate binding names; same-named bindings all deliver events', async () => {
@@ -67,6 +84,7 @@ test('SIGTERM ends the operator promptly with every binding kind and duplicate b
       moduleTrace,
     ),
   };
+  writeFileSync(join(root, 'crd.json'), JSON.stringify(THINGS_CRD));
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -74,7 +92,7 @@ test('SIGTERM ends the operator promptly with every binding kind and duplicate b
   }
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', MAIN, 'start', '--sandbox', '--sandbox-kubeconfig', kubeconfig, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--namespace', 'addons', '--log-type', 'json', '--shutdown-timeout', '30s', '--listen-port', '0', '--debug-unix-socket', join(root, 'debug.socket')],
+    ['--import', 'tsx', MAIN, 'start', '--sandbox', '--sandbox-kubeconfig', kubeconfig, '--modules-dir', join(root, 'modules'), '--global-hooks-dir', join(root, 'global-hooks'), '--tmp-dir', join(root, 'tmp'), '--namespace', 'addons', '--log-type', 'json', '--shutdown-timeout', '30s', '--listen-port', '0', '--debug-unix-socket', join(root, 'debug.socket'), '--sandbox-seed', join(root, 'crd.json')],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

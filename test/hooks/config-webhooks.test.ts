@@ -88,7 +88,9 @@ test('a validating webhook name is a domain of at least three segments, unique; 
   const twice = one('') + '- name: snapshots.example.com\n';
   assert.match(problems(twice), /kubernetesValidating\[1\]\.name: duplicate value/);
   // mutating webhooks: shell-operator checks their schema, not the name or the timeout
-  load('configVersion: v1\nkubernetesMutating:\n- name: mutate\n  timeoutSeconds: 45\n');
+  load('configVersion: v1\nkubernetesMutating:\n- name: mutate\n  timeoutSeconds: 45\n  rules: [{apiGroups: [""], apiVersions: [v1], resources: [pods], operations: [CREATE]}]\n');
+  // a webhook that names no rules would never be called: an error naming the hook and the binding
+  assert.match(problems('configVersion: v1\nkubernetesMutating:\n- name: mutate\n'), /hooks\/webhooks\.sh: kubernetesMutating\[0\]\.rules: is required/);
   assert.match(problems('configVersion: v1\nkubernetesMutating:\n- name: m\n  failurePolicy: Never\n'), /kubernetesMutating\[0\]\.failurePolicy: must be one of Ignore, Fail/);
 });
 

@@ -202,11 +202,11 @@ void test('settings: executionMinInterval (alias executionMinPeriod) and executi
   assert.deepEqual(parse({ configVersion: 'v1', onStartup: 1, settings: { executionBurst: 0 } }).settings, { executionMinIntervalMs: 0, executionBurst: 1 });
 });
 
-void test('webhook bindings are accepted (checked, not served) and take part in groups', () => {
+void test('webhook bindings are accepted and take part in groups', () => {
   const cfg = parse({
     configVersion: 'v1',
     kubernetes: [{ name: 'pods', kind: 'Pod', group: 'g' }],
-    kubernetesValidating: [{ name: 'v.example.com', group: 'g' }],
+    kubernetesValidating: [{ name: 'v.example.com', group: 'g', rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations: ['CREATE'] }] }],
   });
   assert.equal(cfg.webhooks.length, 1);
   assert.equal(cfg.webhooks[0]!.type, 'kubernetesValidating');

@@ -1,0 +1,70 @@
+/**
+ * CRD conversion webhooks in the sandbox: a custom resource whose CRD says `conversion.strategy:
+ * Webhook` is converted by its webhook (a ConversionReview posted to the `url` clientConfig) when it
+ * is read in another version than the one it is stored in, and when it is written in a version other
+ * than the storage version (converted to that first). Without a webhook (strategy None) only
+ * `apiVersion` changes, as before. A webhook that points at a Service has no server in the sandbox: a
+ * warning, and only `apiVersion` changes.
+ */
+import { randomUUID } from 'node:crypto';
+import { StatusError } from './errors.js';
+import { joinApiVersion, typeKey, type ResourceType } from './registry.js';
+import type { Store } from './store.js';
+import { callWebhook } from './admission.js';
+
+const CRD_TKEY = typeKey('apiextensions.k8s.io', 'customresourcedefinitions');
+
+export class Conversion {
+  /** Service webhooks already warned about (once each). */
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** The CRD's conversion webhook (`spec.conversion.webhook`) when its strategy is Webhook. */
+  webhookOf(t: ResourceType): any | undefined {
+    if (t.builtin) return undefined;
+    const crd = this.store.get(CRD_TKEY, '', `${t.plural}.${t.group}`);
+    if (!crd) return undefined;
+    const conversion = JSON.parse(crd.json).spec?.conversion;
+    return conversion?.strategy === 'Webhook' ? (conversion.webhook ?? {}) : undefined;
+  }
+
+  /**
+   * The objects in `version`: those in another version go to the webhook in one ConversionReview.
+   * Undefined entries mean "no webhook: rewrite apiVersion only".
+   */
+  async convert(t: ResourceType, version: string, objects: any[]): Promise<any[] | undefined> {
+    const webhook = this.webhookOf(t);
+    if (!webhook) return undefined;
+    const desired = joinApiVersion(t.group, version);
+    const todo = objects.map((o, i) => [o, i] as const).filter(([o]) => o.apiVersion !== desired);
+    if (!todo.length) return objects;
+    const crd = `${t.plural}.${t.group}`;
+    const review = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: randomUUID(), desiredAPIVersion: desired, objects: todo.map(([o]) => o) } };
+    let answer: any;
+    try {
+      answer = await callWebhook({ warn: (m) => (this.warned.has(crd) ? undefined : (this.warned.add(crd), this.warn(m))) }, webhook.clientConfig, `conversion of ${crd}`, review, 30, () => undefined);
+    } catch (e) {
+      throw new StatusError(500, 'InternalError', `conversion webhook for ${t.group}/${t.kind} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (answer === undefined) return undefined;
+    const r = answer?.response;
+    if (r?.result?.status !== 'Success') {
+      throw new StatusError(500, 'InternalError', `conversion webhook for ${t.group}/${t.kind} failed: ${r?.result?.message ?? 'no result'}`);
+    }
+    const converted: any[] = Array.isArray(r.convertedObjects) ? r.convertedObjects : [];
+    if (converted.length !== todo.length) {
+      throw new StatusError(500, 'InternalError', `conversion webhook for ${t.group}/${t.kind} returned ${converted.length} objects, expected ${todo.length}`);
+    }
+    const out = [...objects];
+    todo.forEach(([, i], j) => {
+      const c = converted[j];
+      if (c?.apiVersion !== desired) throw new StatusError(500, 'InternalError', `conversion webhook for ${t.group}/${t.kind} returned an object of ${String(c?.apiVersion)}, expected ${desired}`);
+      out[i] = c;
+    });
+    return out;
+  }
+}
