@@ -149,6 +149,9 @@ async function until<T>(op: Operator, module: string, what: string, ms: number, 
 
 const converged = (op: Operator) => (op.output().includes('startup converge done') ? true : undefined);
 
+/** The first converge's time as the operator logs it (`converge #1 done in 23.2s: ...`). */
+const firstConverge = (op: Operator): string => /"msg":"converge #1 done in (\S+?):/.exec(op.output())?.[1] ?? '?';
+
 interface RenderedObject {
   apiVersion: string;
   kind: string;
@@ -236,8 +239,10 @@ async function convergeSteps(root: string, module: string, valuesKey: string, o:
   let objects: RenderedObject[];
   let before: Map<string, JsonObject | undefined>;
   let history: string[];
+  let took: string;
   try {
     await until(op, module, 'install', o.stepMs, () => converged(op));
+    took = firstConverge(op);
     const { kc, mapper } = kubeClient(root);
     history = await revisions(kc, module);
     if (history.at(-1) !== '1:deployed') throw new StepFailure(`install: release revisions ${history.join(', ') || 'none'}, not 1:deployed`);
@@ -281,7 +286,7 @@ async function convergeSteps(root: string, module: string, valuesKey: string, o:
       const left = [...(await liveObjects(kc, mapper, gone))].filter(([, v]) => v).map(([k]) => k);
       throw e instanceof StepFailure ? new StepFailure(`${e.message}; left: ${left.join(', ')}`) : e;
     });
-    return `${objects.length} objects; upgraded, unchanged on restart, uninstalled`;
+    return `${objects.length} objects, installed by a converge of ${took}; upgraded, unchanged on restart, uninstalled`;
   } finally {
     await op.stop();
   }
