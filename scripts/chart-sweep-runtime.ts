@@ -202,13 +202,13 @@ async function liveObjects(kc: KubeConfig, mapper: RestMapper, objects: Rendered
   return live;
 }
 
-/** The release's storage Secrets: `VERSION:STATUS` in version order. */
-async function revisions(kc: KubeConfig, module: string): Promise<string[]> {
-  const list = await requestJson<{ items: Array<{ metadata: { labels?: Record<string, string> } }> }>(kc, 'GET', `/api/v1/namespaces/${NAMESPACE}/secrets`, { labelSelector: `owner=helm,name=${module}` });
+/** The release's storage Secrets: `VERSION:STATUS` in version order (`withVersions`: `VERSION:STATUS@resourceVersion`). */
+async function revisions(kc: KubeConfig, module: string, withVersions = false): Promise<string[]> {
+  const list = await requestJson<{ items: Array<{ metadata: { labels?: Record<string, string>; resourceVersion?: string } }> }>(kc, 'GET', `/api/v1/namespaces/${NAMESPACE}/secrets`, { labelSelector: `owner=helm,name=${module}` });
   return list.items
-    .map((s) => s.metadata.labels ?? {})
-    .sort((a, b) => Number(a.version) - Number(b.version))
-    .map((l) => `${l.version}:${l.status}`);
+    .map((s) => ({ l: s.metadata.labels ?? {}, rv: s.metadata.resourceVersion }))
+    .sort((a, b) => Number(a.l.version) - Number(b.l.version))
+    .map(({ l, rv }) => `${l.version}:${l.status}${withVersions ? `@${rv}` : ''}`);
 }
 
 /** An object without what controllers write (status, their managedFields entries) and its resourceVersion. */
@@ -244,8 +244,8 @@ async function convergeSteps(root: string, module: string, valuesKey: string, o:
     await until(op, module, 'install', o.stepMs, () => converged(op));
     took = firstConverge(op);
     const { kc, mapper } = kubeClient(root);
-    history = await revisions(kc, module);
-    if (history.at(-1) !== '1:deployed') throw new StepFailure(`install: release revisions ${history.join(', ') || 'none'}, not 1:deployed`);
+    history = await revisions(kc, module, true);
+    if (!history.at(-1)?.startsWith('1:deployed@')) throw new StepFailure(`install: release revisions ${history.join(', ') || 'none'}, not 1:deployed`);
     objects = await renderedObjects(root, module);
     before = await liveObjects(kc, mapper, objects);
     const absent = [...before].filter(([, v]) => !v).map(([k]) => k);
@@ -259,8 +259,8 @@ async function convergeSteps(root: string, module: string, valuesKey: string, o:
   try {
     await until(op, module, 'no-change converge', o.stepMs, () => converged(op));
     const { kc, mapper } = kubeClient(root);
-    const again = await revisions(kc, module);
-    if (again.join() !== history.join()) throw new StepFailure(`no-change converge: revisions ${history.join(', ')} became ${again.join(', ')}`);
+    const again = await revisions(kc, module, true);
+    if (again.join() !== history.join()) throw new StepFailure(`no-change converge: release records ${history.join(', ')} became ${again.join(', ')}`);
     const after = await liveObjects(kc, mapper, objects);
     const changed = [...after].filter(([k, v]) => !v || withoutStatus(v) !== withoutStatus(before.get(k)!)).map(([k]) => k);
     if (changed.length) throw new StepFailure(`no-change converge: written: ${changed.join(', ')}`);
