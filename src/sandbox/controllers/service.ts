@@ -1,8 +1,8 @@
 /**
- * The simulated Service side: a ClusterIP from the service range 10.96.0.0/12 when the Service has none
- * (`None` stays headless; ExternalName gets none), node ports for NodePort and LoadBalancer Services, an
- * ingress IP for LoadBalancer ones, and an EndpointSlice (discovery.k8s.io/v1) and Endpoints of the Pods
- * its selector matches (ready ones as ready addresses).
+ * The simulated Service side: an ingress IP for LoadBalancer Services (the cloud's service controller),
+ * and an EndpointSlice (discovery.k8s.io/v1) and Endpoints of the Pods its selector matches (ready ones
+ * as ready addresses). ClusterIPs and node ports are the API server's, allocated at create
+ * (defaults/service-alloc.ts).
  */
 import { deepEqual } from '../json.js';
 import type { StoreEvent } from '../store.js';
@@ -10,11 +10,6 @@ import { TKEY, isPodReady, isTerminating, key, ownerRefTo, selectorMatches, spli
 
 const MANAGER = 'endpointslice-controller';
 const ENDPOINTS = '/endpoints';
-
-/** The n-th address of 10.96.0.0/12 (n >= 1). */
-function serviceIP(n: number): string {
-  return `10.${96 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
-}
 
 function targetPort(port: Obj, pods: Obj[]): number | undefined {
   const tp = port.targetPort ?? port.port;
@@ -32,14 +27,10 @@ function targetPort(port: Obj, pods: Obj[]): number | undefined {
 export function serviceController(): Controller {
   /** Selectors of the Services with one, by namespace, to find the Services a Pod change concerns. */
   const selectors = new Map<string, Map<string, Record<string, string>>>();
-  const usedIPs = new Set<string>();
-  const usedPorts = new Set<number>();
-  let nextIP = 11;
-  let nextPort = 30000;
   let nextLB = 1;
   let seeded = false;
 
-  /** Learns the selectors, addresses and ports of a Service (from its events, and at the first reconcile). */
+  /** Learns the selector of a Service (from its events, and at the first reconcile). */
   function learn(ns: string, name: string, o: Obj | undefined): void {
     let m = selectors.get(ns);
     if (!o || !o.spec?.selector) m?.delete(name);
@@ -47,58 +38,13 @@ export function serviceController(): Controller {
       if (!m) selectors.set(ns, (m = new Map()));
       m.set(name, o.spec.selector);
     }
-    for (const ip of o?.spec?.clusterIPs ?? []) usedIPs.add(ip);
-    for (const p of o?.spec?.ports ?? []) if (p.nodePort) usedPorts.add(p.nodePort);
   }
 
-  function allocIP(): string {
-    for (;;) {
-      const ip = serviceIP(nextIP++);
-      if (!usedIPs.has(ip)) {
-        usedIPs.add(ip);
-        return ip;
-      }
-    }
-  }
-  function allocPort(): number {
-    for (let i = 0; i < 2768; i++) {
-      const p = nextPort;
-      nextPort = nextPort >= 32767 ? 30000 : nextPort + 1;
-      if (!usedPorts.has(p)) {
-        usedPorts.add(p);
-        return p;
-      }
-    }
-    throw new Error('no free node port in 30000-32767');
-  }
-
-  /** Cluster IP, node ports, load-balancer ingress: true when the Service was written (it comes back). */
-  function allocate(rt: Runtime, svc: Obj): boolean {
-    const spec = svc.spec ?? (svc.spec = {});
-    const type = spec.type ?? 'ClusterIP';
-    let changed = false;
-    if (type !== 'ExternalName' && !spec.clusterIP) {
-      spec.clusterIP = allocIP();
-      spec.clusterIPs = [spec.clusterIP];
-      changed = true;
-    }
-    if (type === 'NodePort' || type === 'LoadBalancer') {
-      for (const p of spec.ports ?? []) {
-        if (!p.nodePort) {
-          p.nodePort = allocPort();
-          changed = true;
-        }
-      }
-    }
-    if (changed) {
-      rt.update(TKEY.services, svc, 'kube-apiserver');
-      return true;
-    }
-    if (type === 'LoadBalancer' && !svc.status?.loadBalancer?.ingress?.length) {
-      svc.status = { ...(svc.status ?? {}), loadBalancer: { ingress: [{ ip: `172.18.255.${nextLB++ % 250}`, ipMode: 'VIP' }] } };
-      rt.updateStatus(TKEY.services, svc, 'service-controller');
-    }
-    return false;
+  /** A load balancer's ingress address, once. */
+  function loadBalancer(rt: Runtime, svc: Obj): void {
+    if (svc.spec?.type !== 'LoadBalancer' || svc.status?.loadBalancer?.ingress?.length) return;
+    svc.status = { ...(svc.status ?? {}), loadBalancer: { ingress: [{ ip: `172.18.255.${nextLB++ % 250}`, ipMode: 'VIP' }] } };
+    rt.updateStatus(TKEY.services, svc, 'service-controller');
   }
 
   function endpoints(rt: Runtime, svc: Obj): void {
@@ -159,8 +105,6 @@ export function serviceController(): Controller {
         const o = rt.objectOf(ev);
         if (ev.type === 'DELETED') {
           learn(ev.ns, ev.name, undefined);
-          for (const ip of o.spec?.clusterIPs ?? []) usedIPs.delete(ip);
-          for (const p of o.spec?.ports ?? []) if (p.nodePort) usedPorts.delete(p.nodePort);
           return undefined;
         }
         learn(ev.ns, ev.name, o);
@@ -185,7 +129,7 @@ export function serviceController(): Controller {
       }
       const svc = rt.get(TKEY.services, ns, name);
       if (!svc || isTerminating(svc)) return;
-      if (allocate(rt, svc)) return;
+      loadBalancer(rt, svc);
       endpoints(rt, svc);
     },
   };
