@@ -289,8 +289,12 @@ export class Admission {
         if (Array.isArray(response.warnings)) warnings.push(...response.warnings.map(String));
         if (kind === 'mutating' && response.patch) {
           if (response.patchType !== 'JSONPatch') throw new Error(`the patchType is ${JSON.stringify(response.patchType)}, not JSONPatch`);
-          const ops = JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8'));
-          current = applyJsonPatch(current, ops);
+          try {
+            current = applyJsonPatch(current, JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8')));
+          } catch (e) {
+            // a patch that does not apply is the webhook's failure: its failurePolicy decides
+            throw new Error(`the patch does not apply: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+          }
         }
       } catch (e) {
         if (e instanceof StatusError) throw e;

@@ -1,0 +1,119 @@
+// The sandbox calls admission webhooks as kube-apiserver does: a webhook server made in the test
+// (HTTPS, its own CA in the configuration's caBundle) records what it gets and answers; the sandbox
+// matches rules, selectors and matchConditions, applies failurePolicy and timeouts, and skips Service
+// webhooks with a warning and an Event.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { start } from './helpers.js';
+import { requestJson, isApiStatus } from '../../src/kube/http.js';
+import { generateTls } from '../../src/sandbox/tls.js';
+
+interface Seen {
+  path: string;
+  review: any;
+}
+
+/** A webhook server: `answer(path, request)` gives the review's response fields. */
+async function webhookServer(answer: (path: string, request: any) => Record<string, unknown> | 'hang') {
+  const tls = generateTls(['127.0.0.1']);
+  const seen: Seen[] = [];
+  const server: Server = createServer({ cert: tls.serverCert, key: tls.serverKey }, (req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      const review = JSON.parse(body);
+      seen.push({ path: req.url ?? '', review });
+      const a = answer(req.url ?? '', review.request);
+      if (a === 'hang') return;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: review.kind, response: { uid: review.request.uid, ...a } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    seen,
+    url: (path: string) => ({ url: `https://127.0.0.1:${port}${path}`, caBundle: Buffer.from(tls.caCert).toString('base64') }),
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+const rule = (resources: string[], operations = ['CREATE', 'UPDATE', 'DELETE']) => ({ apiGroups: [''], apiVersions: ['v1'], resources, operations });
+const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
+
+test('validating and mutating webhooks: rules, selectors, matchConditions, patches, denials, failure policies, Service webhooks skipped', async (t) => {
+  const warnings: string[] = [];
+  const { kc } = await start({ onWarning: (m) => warnings.push(m) });
+  const hook = await webhookServer((path, req) => {
+    if (path === '/deny') return req.object?.data?.bad ? { allowed: false, status: { code: 403, message: 'bad data' } } : { allowed: true, warnings: ['looked at it'] };
+    if (path === '/mutate') return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/data/added', value: 'yes' }])).toString('base64') };
+    if (path === '/hang') return 'hang';
+    return { allowed: true };
+  });
+  t.after(() => hook.close());
+  await requestJson(kc, 'POST', '/api/v1/namespaces', {}, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', labels: { watched: 'yes' } } });
+  await requestJson(kc, 'POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {}, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: 'm' },
+    webhooks: [
+      { name: 'mutate.example.com', clientConfig: hook.url('/mutate'), rules: [rule(['configmaps'], ['CREATE'])], namespaceSelector: { matchLabels: { watched: 'yes' } }, sideEffects: 'None', admissionReviewVersions: ['v1'] },
+    ],
+  });
+  await requestJson(kc, 'POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {}, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'v' },
+    webhooks: [
+      { name: 'deny.example.com', clientConfig: hook.url('/deny'), rules: [rule(['configmaps'])], objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] }, matchConditions: [{ name: 'not-kube', expression: "request.operation == 'DELETE' || !object.metadata.name.startsWith('kube-')" }], sideEffects: 'None', admissionReviewVersions: ['v1'] },
+      { name: 'hang.example.com', clientConfig: hook.url('/hang'), rules: [rule(['secrets'], ['CREATE'])], timeoutSeconds: 1, failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'] },
+      { name: 'ignored.example.com', clientConfig: hook.url('/hang'), rules: [rule(['serviceaccounts'], ['CREATE'])], timeoutSeconds: 1, failurePolicy: 'Ignore', sideEffects: 'None', admissionReviewVersions: ['v1'] },
+      { name: 'service.example.com', clientConfig: { service: { namespace: 'monitoring', name: 'operator', path: '/admit' } }, rules: [rule(['services'], ['CREATE'])], sideEffects: 'None', admissionReviewVersions: ['v1'] },
+    ],
+  });
+
+  // mutated in the selected namespace, then validated as stored
+  const created = await requestJson<any>(kc, 'POST', '/api/v1/namespaces/team/configmaps', {}, cm('a', {}, { x: '1' }));
+  assert.equal(created.data.added, 'yes');
+  const validated = hook.seen.find((s) => s.path === '/deny')!;
+  assert.equal(validated.review.request.operation, 'CREATE');
+  assert.equal(validated.review.request.object.data.added, 'yes');
+  assert.deepEqual(validated.review.request.resource, { group: '', version: 'v1', resource: 'configmaps' });
+  // not mutated elsewhere
+  const plain = await requestJson<any>(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('b'));
+  assert.equal(plain.data?.added, undefined);
+
+  // denied: the API server's error
+  const denied = await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('c', {}, { bad: '1' })).catch((e: unknown) => e);
+  assert.ok(isApiStatus(denied, 403), String(denied));
+  assert.match((denied as Error).message, /admission webhook "deny\.example\.com" denied the request: bad data/);
+  // the object selector and the match condition keep the webhook out
+  await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('d', { skip: 'yes' }, { bad: '1' }));
+  await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('kube-e', {}, { bad: '1' }));
+  // update and delete are reviewed with the old object
+  const updateDenied = await requestJson(kc, 'PATCH', '/api/v1/namespaces/default/configmaps/b', {}, { data: { bad: '1' } }, 'application/merge-patch+json').catch((e: unknown) => e);
+  assert.ok(isApiStatus(updateDenied, 403));
+  await requestJson(kc, 'DELETE', '/api/v1/namespaces/default/configmaps/b');
+  const del = hook.seen.filter((s) => s.path === '/deny').at(-1)!.review.request;
+  assert.equal(del.operation, 'DELETE');
+  assert.equal(del.oldObject.metadata.name, 'b');
+  assert.equal(del.object, null);
+
+  // a webhook that does not answer in time: Fail fails the request, Ignore lets it through
+  const timedOut = await requestJson(kc, 'POST', '/api/v1/namespaces/default/secrets', {}, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } }).catch((e: unknown) => e);
+  assert.ok(isApiStatus(timedOut, 500), String(timedOut));
+  assert.match((timedOut as Error).message, /failed calling webhook "hang\.example\.com"/);
+  await requestJson(kc, 'POST', '/api/v1/namespaces/default/serviceaccounts', {}, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } });
+  assert.ok(warnings.some((w) => w.includes('ignored.example.com') && w.includes('failurePolicy Ignore')), warnings.join('\n'));
+
+  // a Service webhook: skipped with a warning and an Event on the object
+  await requestJson(kc, 'POST', '/api/v1/namespaces/default/services', {}, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
+  assert.ok(warnings.some((w) => w.includes('service.example.com') && w.includes('monitoring/operator')), warnings.join('\n'));
+  const events = await requestJson<any>(kc, 'GET', '/api/v1/namespaces/default/events');
+  assert.ok(events.items.some((e: any) => e.reason === 'WebhookSkipped' && e.involvedObject.name === 'web' && /service\.example\.com/.test(e.message)));
+});
