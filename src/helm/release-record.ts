@@ -1,7 +1,9 @@
 /**
  * Helm 3's release record (helm.sh/helm/v3 pkg/release) and its storage encoding
  * (pkg/storage/driver/util.go): JSON with Helm's field names, gzip, base64. The JSON keeps Go's
- * struct field order; maps are written with sorted keys and Go's HTML escaping.
+ * struct field order; maps are written with sorted keys and Go's HTML escaping. Helm 4's record
+ * (helm.sh/helm/v4 pkg/release/v1) adds `apply_method` last: `ssa` for server-side apply, `csa` or
+ * absent for client-side; Helm 3 ignores it.
  */
 import { gunzipSync, gzipSync, constants } from 'node:zlib';
 import { goJsonStringify, type JsonObject } from '../util/json.js';
@@ -71,7 +73,12 @@ export interface Release {
   namespace: string;
   /** Custom release labels: stored as labels of the storage Secret, not in the JSON. */
   labels: Record<string, string>;
+  /** Helm 4's `apply_method`: `ssa` (what this operator writes: it applies server-side), `csa`; absent: client-side. */
+  apply_method?: string;
 }
+
+/** Helm 4's ApplyMethodServerSideApply, written in every record this operator makes. */
+export const APPLY_METHOD_SSA = 'ssa';
 
 /** Go's time.Time JSON text of a JS date (UTC). */
 export function goTime(d: Date): string {
@@ -183,6 +190,7 @@ function releaseJson(r: Release): string {
     ['hooks', hooks?.length ? new RawJson(`[${hooks.map((h) => h.text).join(',')}]`) : undefined, true],
     ['version', r.version, true],
     ['namespace', r.namespace, true],
+    ['apply_method', r.apply_method, true],
   ]);
 }
 

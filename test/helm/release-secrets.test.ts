@@ -81,6 +81,25 @@ test('reads records Helm wrote, compressed or not (older Helm stored plain JSON)
   assert.deepEqual(await store.names('apps'), ['legacy']);
 });
 
+test("Helm 4's apply_method: written last as Helm 4's struct has it, read with or without it, the rest as Helm 3 reads it", async (t) => {
+  const { kc } = await cluster(t, ['apps']);
+  const store = new ReleaseStore(kc);
+  await store.create(record(1, 'deployed', { apply_method: 'ssa' }));
+  await store.create(record(2, 'deployed'));
+  const [first, second] = (await releaseSecrets(kc, 'apps')).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  // Helm 4 (pkg/release/v1 Release): ApplyMethod string `json:"apply_method,omitempty"`, after Namespace
+  const helm4 = secretPayload(first).release;
+  assert.deepEqual(Object.keys(helm4), ['name', 'info', 'chart', 'config', 'manifest', 'version', 'namespace', 'apply_method']);
+  assert.equal(helm4.apply_method, 'ssa');
+  assert.match(secretPayload(first).json, /"namespace":"apps","apply_method":"ssa"\}$/);
+  // a record without it (Helm 3's, or Helm 4's client-side one) has no key: Helm 4 reads "" as client-side
+  assert.equal('apply_method' in secretPayload(second).release, false);
+  const [one, two] = await store.history('demo', 'apps');
+  assert.equal(one!.apply_method, 'ssa');
+  assert.equal(two!.apply_method, undefined);
+  assert.equal(one!.info.status, 'deployed');
+});
+
 test('history limit: the oldest revisions go, never the last deployed one', async (t) => {
   const { kc } = await cluster(t, ['apps']);
   const store = new ReleaseStore(kc);

@@ -66,6 +66,7 @@ test('install → unchanged → upgrade on new values → upgrade when an object
   const first = secretPayload((await releaseSecrets(kc, NS, 'demo'))[0]).release;
   assert.equal(first.info.description, 'Install complete');
   assert.equal(first.info.notes, 'demo 1');
+  assert.equal(first.apply_method, 'ssa', "Helm 4's field: its objects were applied server-side");
   assert.deepEqual(first.config, { global: { region: 'eu' }, demo: { replicas: 2 } });
   assert.deepEqual(first.chart.values, { demo: { replicas: 1, extra: true } });
   // install order: the ConfigMaps, the ClusterRole, then the Service

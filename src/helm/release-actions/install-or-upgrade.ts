@@ -6,7 +6,7 @@
  */
 import type { PlacedObject } from '../objects.js';
 import type { RenderResult } from '../render.js';
-import { goTime, storedChart, storedHook, type Release } from '../release-record.js';
+import { APPLY_METHOD_SSA, goTime, storedChart, storedHook, type Release } from '../release-record.js';
 import type { JsonObject } from '../../util/json.js';
 import type { ReleaseContext } from './context.js';
 import { applyReleaseObjects } from './apply-objects.js';
@@ -89,5 +89,7 @@ function newRecord(ctx: ReleaseContext, req: InstallOrUpgradeInput, rendered: Re
     hooks: rendered.hooks.map(storedHook),
     // Helm's mergeCustomLabels: the last revision's labels, then the new ones; "null" removes one
     labels: Object.fromEntries(Object.entries({ ...last?.labels, ...ctx.releaseLabels, ...req.releaseLabels, [CHECKSUM_LABEL]: checksum }).filter(([, v]) => v !== 'null')),
+    // its objects are applied server-side: a Helm 4 upgrade of the release goes on with server-side apply
+    apply_method: APPLY_METHOD_SSA,
   };
 }
