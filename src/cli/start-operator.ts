@@ -132,6 +132,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
       mapper,
       historyMax,
       hookTimeoutMs: checked.helmTimeoutMs,
+      wait: opts.helmWait === true,
       crds: 'module',
       // as the Go operator's Helm client: --crd-extra-labels on every release object and module CRD,
       // and its maintenance label "false" on every revision of a managed module ("true" in maintenance)

@@ -20,6 +20,7 @@ export interface StartOptions {
   helmHistoryMax: string;
   helmTimeout: string;
   helmDrift?: string;
+  helmWait?: boolean;
   crdExtraLabels?: string;
   parallelModuleRuns: string;
   helmIgnoreRelease: string;
@@ -73,6 +74,7 @@ export function registerStart(program: Command): Command {
     .option('--shutdown-timeout <duration>', 'how long a running hook may take to finish after SIGTERM', fromEnv(['ADDON_OPERATOR_SHUTDOWN_TIMEOUT'], '30s'))
     .option('--helm-history-max <n>', 'revisions kept per release (0: all)', fromEnv(['HELM_HISTORY_MAX'], '10'))
     .option('--helm-timeout <duration>', "how long a Helm hook's Job or Pod is waited for, e.g. 20m (env HELM_TIMEOUT)", fromEnv(['HELM_TIMEOUT'], '20m'))
+    .option('--helm-wait', "a module run waits for its release's objects to be ready (as helm --wait, bounded by --helm-timeout) before its afterHelm hooks; a timeout fails the run naming what is not ready (env HELM_WAIT)", envBool(['HELM_WAIT']))
     .option('--helm-drift <mode>', 'a managed field of a release object changed by someone else: fix (apply the object again), warn (log it), off (env HELM_DRIFT)', fromEnv(['HELM_DRIFT'], 'fix'))
     .option(
       '--crd-extra-labels <labels>',

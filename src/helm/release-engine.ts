@@ -19,6 +19,7 @@ import { HookRunner } from './hooks.js';
 import { ClusterObjects, manifestObjects, type PlacedObject } from './objects.js';
 import { isPending, type Release } from './release-record.js';
 import { ReleaseStore } from './release-secrets.js';
+import { waitForRelease } from './release-wait.js';
 import { ReleaseMonitor, type DriftMode, type DriftReport, type ReleaseObjectHealth } from './release-object-monitor.js';
 import { ReleaseRenderer } from './release-render.js';
 import { ownership, placedObjects, type CrdMode, type ReleaseContext, type ReleaseLog } from './release-actions/context.js';
@@ -59,6 +60,8 @@ export interface ReleaseRequest {
    * label, runs leave it alone (`unmanaged`) and the resources monitor stops watching it.
    */
   noResourceReconciliation?: boolean;
+  /** Wait for the release's objects to be ready (Helm's `--wait`); absent: the engine's `wait`. */
+  wait?: boolean;
 }
 
 export interface HelmReleasesOptions {
@@ -81,6 +84,12 @@ export interface HelmReleasesOptions {
   applyConcurrency?: number;
   /** How long a Helm hook's Job or Pod, or its deletion, is waited for (`--helm-timeout`, default 20 min). */
   hookTimeoutMs?: number;
+  /**
+   * Helm's `--wait` for every release (`--helm-wait`; a request's `wait` decides for its release): an
+   * install or upgrade, or a run that found the release unchanged, resolves once the objects of its
+   * deployed revision are ready (release-wait.ts), within `hookTimeoutMs`; needs the monitor.
+   */
+  wait?: boolean;
   /** How often a hook Job or Pod still waited for is logged (`waiting for hook Job X: 0/1 succeeded, ...`; default 30 s). */
   hookProgressMs?: number;
   /**
@@ -129,8 +138,12 @@ export class HelmReleases {
   private readonly statusCheck?: ReleaseStatusCheck;
   /** One operation at a time per release. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly wait: boolean;
+  private readonly waitMs: number;
 
   constructor(options: HelmReleasesOptions) {
+    this.wait = options.wait ?? false;
+    this.waitMs = options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
     const log = options.log ?? { info: () => {}, warn: () => {} };
     const now = options.now ?? (() => new Date());
     const store = new ReleaseStore(options.kc, { warn: (m) => log.warn(m), now });
@@ -180,8 +193,13 @@ export class HelmReleases {
     this.renderer = new ReleaseRenderer({ kc: options.kc, mapper: options.mapper, extraLabels, capabilitiesTtlMs: options.capabilitiesTtlMs ?? 30_000, log });
   }
 
-  upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
-    return this.locked(`${request.namespace}/${request.release}`, () => this.monitoredUpgradeInstall(request));
+  async upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
+    const outcome = await this.locked(`${request.namespace}/${request.release}`, () => this.monitoredUpgradeInstall(request));
+    if ((request.wait ?? this.wait) && outcome !== 'unmanaged') {
+      if (!this.monitor) throw new Error(`release ${request.release}: --helm-wait needs the resources monitor`);
+      await waitForRelease(this.monitor, request.release, request.namespace, this.waitMs);
+    }
+    return outcome;
   }
 
   uninstall(release: string, namespace: string): Promise<boolean> {

@@ -20,7 +20,9 @@
  *
  * - health: every object a watch delivers gets its kstatus-style status (object-health.ts), kept per
  *   watch; `health(release)` lists the tracked objects' statuses and `onHealth` says when one of a
- *   release's changed (no reads, no polling: the watch events carry the status).
+ *   release's changed (no reads, no polling: the watch events carry the status); `notReady` lists
+ *   a release's objects not `Current` as of a watch event at least as new as their last apply
+ *   (release-wait.ts waits on it, woken by `subscribe`).
  *
  * Helm hooks are not in the release manifest and are never tracked; CRDs are left out as well.
  */
@@ -102,8 +104,8 @@ interface KindWatch {
   informer: Informer;
   /** `ns/name` of every object the watch sees. */
   live: Set<string>;
-  /** The status of every object the watch sees, by `ns/name`. */
-  health: Map<string, ObjectHealth>;
+  /** The status of every object the watch sees, by `ns/name`, with the resourceVersion it was read at. */
+  health: Map<string, ObjectHealth & { rv?: string }>;
   synced: boolean;
   started: Promise<void>;
 }
@@ -161,6 +163,11 @@ export function displayField(path: string): string {
   return out || '.';
 }
 
+/** Whether resourceVersion `a` is newer than `b` (both numbers, as every API server writes them; else not). */
+function newer(a: string, b: string): boolean {
+  return /^\d+$/.test(a) && /^\d+$/.test(b) && (a.length !== b.length ? a.length > b.length : a > b);
+}
+
 export class ReleaseMonitor {
   private readonly releases = new Map<string, TrackedRelease>();
   private readonly kinds = new Map<string, KindWatch>();
@@ -168,6 +175,10 @@ export class ReleaseMonitor {
   private readonly byKey = new Map<string, Tracked>();
   /** Field sets answered by the last applies, until the release is tracked again. */
   private readonly appliedSets = new Map<string, Set<string>>();
+  /** The resourceVersion each object's last apply answered, by key: older watch events are stale. */
+  private readonly appliedVersions = new Map<string, string>();
+  /** Who waits on a release's objects (`ns/release`): told on every event of one of them. */
+  private readonly subscribers = new Map<string, Set<() => void>>();
   private readonly drift: DriftMode;
   private readonly burstMs: number;
   private stopped = false;
@@ -210,6 +221,8 @@ export class ReleaseMonitor {
     const path = this.watchPath(p);
     const key = objKey(path, p.placedNamespace, p.name);
     const set = appliedFields(live, this.opts.fieldManager);
+    const rv = (live.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+    if (typeof rv === 'string') this.appliedVersions.set(key, rv);
     const t = this.byKey.get(key);
     if (t) {
       t.baseline = set;
@@ -248,6 +261,7 @@ export class ReleaseMonitor {
     for (const t of r.objects) starting.push(this.watchKind(t.resource));
     await Promise.all(starting);
     if (this.releases.get(id) === r) this.opts.onHealth?.(release);
+    this.wake(id);
     await this.stopUnused();
     // objects missing once the watches have listed
     if (!r.paused && r.objects.some((t) => this.isAbsent(t))) this.raiseAbsent(r);
@@ -288,9 +302,46 @@ export class ReleaseMonitor {
     return r.objects.map((t) => {
       const w = this.kinds.get(t.resource);
       const h = w?.health.get(`${t.placed.placedNamespace ?? ''}/${t.placed.name}`);
-      const status: ObjectHealth = h ?? (w?.synced ? { status: 'InProgress', message: 'absent: the module runs again' } : { status: 'Unknown', message: 'not listed yet' });
+      const status: ObjectHealth = h ? { status: h.status, message: h.message } : w?.synced ? { status: 'InProgress', message: 'absent: the module runs again' } : { status: 'Unknown', message: 'not listed yet' };
       return { object: t.placed.label, ...status };
     });
+  }
+
+  /**
+   * The release's objects that are not `Current` as of a watch event at least as new as their last
+   * apply (an older status is `InProgress`, "not seen since it was applied"), with the object's
+   * kind, namespace and name; undefined when the release is not tracked.
+   */
+  notReady(release: string, namespace: string): { kind: string; namespace: string; name: string; status: string; message: string }[] | undefined {
+    const r = this.releases.get(`${namespace}/${release}`);
+    if (!r) return undefined;
+    const out: { kind: string; namespace: string; name: string; status: string; message: string }[] = [];
+    for (const t of r.objects) {
+      const w = this.kinds.get(t.resource);
+      const name = `${t.placed.placedNamespace ?? ''}/${t.placed.name}`;
+      const h = w?.health.get(name);
+      const applied = this.appliedVersions.get(objKey(t.resource, t.placed.placedNamespace, t.placed.name));
+      const fresh = !!h && (applied === undefined || h.rv === undefined || !newer(applied, h.rv));
+      const status = !w?.synced ? { status: 'Unknown', message: 'not listed yet' } : !h ? { status: 'InProgress', message: 'absent' } : !fresh ? { status: 'InProgress', message: 'not seen since it was applied' } : h;
+      if (status.status !== 'Current') out.push({ kind: t.placed.info.kind, namespace: t.placed.placedNamespace ?? '', name: t.placed.name, status: status.status, message: status.message });
+    }
+    return out;
+  }
+
+  /** Calls `fn` on every watch event of the release's objects and when it is tracked again; returns the unsubscribe. */
+  subscribe(release: string, namespace: string, fn: () => void): () => void {
+    const id = `${namespace}/${release}`;
+    const set = this.subscribers.get(id) ?? new Set();
+    set.add(fn);
+    this.subscribers.set(id, set);
+    return () => {
+      set.delete(fn);
+      if (!set.size && this.subscribers.get(id) === set) this.subscribers.delete(id);
+    };
+  }
+
+  private wake(id: string): void {
+    for (const fn of this.subscribers.get(id) ?? []) fn();
   }
 
   /** Whether the release's objects are watched. */
@@ -315,11 +366,17 @@ export class ReleaseMonitor {
     return [...this.kinds.keys()].sort();
   }
 
+  /** Whether `stop` was called (a waiter gives up then). */
+  hasStopped(): boolean {
+    return this.stopped;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const r of this.releases.values()) clearTimeout(r.burst);
     this.releases.clear();
     this.byKey.clear();
+    for (const id of [...this.subscribers.keys()]) this.wake(id);
     await this.stopUnused();
   }
 
@@ -337,7 +394,8 @@ export class ReleaseMonitor {
     const existing = this.kinds.get(path);
     if (existing) return existing.started;
     const live = new Set<string>();
-    const health = new Map<string, ObjectHealth>();
+    const health = new Map<string, ObjectHealth & { rv?: string }>();
+    const withVersion = (o: KubeObject) => ({ ...objectHealth(o), ...(o.metadata?.resourceVersion ? { rv: o.metadata.resourceVersion } : {}) });
     const nameOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
     const w: KindWatch = {
       path,
@@ -354,13 +412,13 @@ export class ReleaseMonitor {
         // a page of the first list at a time; `synced` once the last one came
         onSync: (objects) => {
           for (const o of objects) live.add(nameOf(o));
-          for (const o of objects) this.updateHealth(path, health, nameOf(o), objectHealth(o));
+          for (const o of objects) this.updateHealth(path, health, nameOf(o), withVersion(o));
           for (const o of objects) this.onObject(path, 'ADDED', o);
         },
         onEvent: (type, o) => {
           if (type === 'DELETED') live.delete(nameOf(o));
           else live.add(nameOf(o));
-          this.updateHealth(path, health, nameOf(o), type === 'DELETED' ? undefined : objectHealth(o));
+          this.updateHealth(path, health, nameOf(o), type === 'DELETED' ? undefined : withVersion(o));
           this.onObject(path, type, o);
         },
         onError: (e) => this.opts.log?.warn(`resources monitor: watch of ${path}: ${errorMessage(e)}`),
@@ -371,16 +429,24 @@ export class ReleaseMonitor {
       w.synced = true;
       // what was not listed is absent now, no longer unknown
       if (this.stopped) return;
-      for (const r of this.releases.values()) if (r.objects.some((t) => t.resource === path)) this.opts.onHealth?.(r.name);
+      for (const r of this.releases.values()) {
+        if (!r.objects.some((t) => t.resource === path)) continue;
+        this.opts.onHealth?.(r.name);
+        this.wake(`${r.namespace}/${r.name}`);
+      }
     });
     return w.started;
   }
 
   /** Keeps an object's status; a change of a tracked one is told to `onHealth`. */
-  private updateHealth(path: string, health: Map<string, ObjectHealth>, name: string, h: ObjectHealth | undefined): void {
+  private updateHealth(path: string, health: Map<string, ObjectHealth & { rv?: string }>, name: string, h: (ObjectHealth & { rv?: string }) | undefined): void {
     const before = health.get(name);
     if (h) health.set(name, h);
     else health.delete(name);
+    if (this.subscribers.size) {
+      const waited = this.byKey.get(`${path}|${name}`);
+      if (waited) this.wake(`${waited.release.namespace}/${waited.release.name}`);
+    }
     if (before?.status === h?.status && before?.message === h?.message) return;
     const t = this.byKey.get(`${path}|${name}`);
     if (t && !this.stopped) this.opts.onHealth?.(t.release.name);

@@ -84,6 +84,11 @@ export interface ReleaseRequest {
    * it, the run leaves the release alone (`unmanaged`) and the resources monitor stops watching it.
    */
   noResourceReconciliation?: boolean;
+  /**
+   * Wait for the release's objects to be ready before resolving (Helm's `--wait`, bounded by
+   * `--helm-timeout`); absent: as `--helm-wait` says. A timeout fails the run naming what is not ready.
+   */
+  wait?: boolean;
   /** Told how long each step took (Go's `helm_operation_seconds`): the render, the check, the upgrade. */
   onOperation?: (operation: 'template' | 'check-upgrade' | 'upgrade', seconds: number) => void;
 }

@@ -11,3 +11,20 @@ spec:
       annotations: {sandbox.addon-operator.io/fail: "true"}
     spec: {restartPolicy: Never, containers: [{name: main, image: busybox}]}
 `;
+
+/** The sandbox's fail annotation on a Pod template: its Pods crash (CrashLoopBackOff), never Ready. */
+export const CRASHING = '      annotations: {sandbox.addon-operator.io/fail: "true"}\n';
+
+/** A Deployment of one replica with a 10-minute progress deadline; `annotations` go on its Pod template (e.g. CRASHING). */
+export const deployment = (name: string, annotations = '') => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: 1
+  progressDeadlineSeconds: 600
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+${annotations}    spec: {containers: [{name: main, image: nginx}]}
+`;

@@ -15,7 +15,7 @@ import { makeTree } from '../helpers/tree.js';
 import { bashHook, logRecords, startOperator, waitFor } from '../helpers/operator-process.js';
 import { requestJson } from '../../src/kube/http.js';
 import { ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS as FLAGS, consoleProblems } from '../helpers/browser.js';
-import { FAILING_JOB } from '../helpers/workloads.js';
+import { CRASHING, FAILING_JOB, deployment } from '../helpers/workloads.js';
 
 
 const chart = (dir: string, kind: string, body: string): Record<string, string> => ({
@@ -23,27 +23,15 @@ const chart = (dir: string, kind: string, body: string): Record<string, string> 
   [`modules/${dir}/templates/${kind}.yaml`]: body,
 });
 
-const deployment = (name: string, extra: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ${name}}
-spec:
-  replicas: 1
-  progressDeadlineSeconds: 600
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata:
-      labels: {app: ${name}}
-${extra}    spec: {containers: [{name: main, image: nginx}]}
-`;
 
 
 test('the status page colours the header and rows by health and lists a module\'s objects', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: scripts/check-tools.sh could not install chromium` }, async () => {
   const root = makeTree({
     'global-hooks/.keep': '',
     'modules/values.yaml': 'webEnabled: true\nstuckEnabled: false\nbatchEnabled: false\nbrokenEnabled: false\n',
-    ...chart('001-web', 'deploy', deployment('web', '')),
+    ...chart('001-web', 'deploy', deployment('web')),
     // its Pods crash: never Available, Progressing for the 10 minutes of its progress deadline
-    ...chart('002-stuck', 'deploy', deployment('api', '      annotations: {sandbox.addon-operator.io/fail: "true"}\n')),
+    ...chart('002-stuck', 'deploy', deployment('api', CRASHING)),
     ...chart('003-batch', 'job', FAILING_JOB),
     ...chart('009-broken', 'cm', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken}\ndata: {a: b}\n'),
     'modules/009-broken/hooks/after': bashHook({ configVersion: 'v1', afterHelm: 10 }, 'echo "cannot reach the backend" >&2; exit 1'),
