@@ -148,8 +148,8 @@ export class ClusterObjects {
   }
 
   /** What a server-side apply with force under `fieldManager` would make of the object; nothing is changed. */
-  applyDryRun(p: PlacedObject, fieldManager: string): Promise<JsonObject> {
-    return this.serverSideApply(p, fieldManager, undefined, true);
+  applyDryRun(p: PlacedObject, fieldManager: string, extra?: { labels: Record<string, string>; annotations: Record<string, string> }): Promise<JsonObject> {
+    return this.serverSideApply(p, fieldManager, extra, true);
   }
 
   /** Creates the object (a POST, as Helm creates hooks): one that exists is an AlreadyExists error. */

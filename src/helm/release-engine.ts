@@ -160,6 +160,7 @@ export class HelmReleases {
           this.locked(`${namespace}/${release}`, async () => {
             if (this.monitor?.tracks(p)) await this.ctx.objects.apply(p, ownership(release, namespace));
           }),
+        dryRunApply: (release, namespace, p) => this.ctx.objects.applyDryRun(p, fieldManager, ownership(release, namespace)),
       });
       const onUnexpectedStatus = options.monitor.onUnexpectedStatus;
       if (onUnexpectedStatus) {

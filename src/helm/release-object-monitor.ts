@@ -15,6 +15,10 @@
  *   reported (`onDrift`) and, with drift mode `fix`, that object alone is applied again (force), which
  *   takes back those fields and leaves every field other managers own alone. `warn` only reports,
  *   `off` does not look;
+ * - drift made while the operator was not running (start-drift.ts): an object first seen with no
+ *   apply of this process to compare with is checked against the stored manifest once; when its live
+ *   values cover the manifest's nothing is sent, else a dry-run apply tells which fields the
+ *   operator would take back, fixed or reported as above;
  * - a release is paused while it is upgraded (its own applies and prunes are no events), and
  *   forgotten when uninstalled; an informer stops when no tracked release owns its resource.
  *
@@ -34,6 +38,7 @@ import { errorMessage } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
 import { objectHealth, type ObjectHealth } from './object-health.js';
 import type { PlacedObject } from './objects.js';
+import { startDrift } from './start-drift.js';
 
 export type DriftMode = 'fix' | 'warn' | 'off';
 export const DRIFT_MODES: readonly DriftMode[] = ['fix', 'warn', 'off'];
@@ -66,6 +71,8 @@ export interface ReleaseMonitorOptions {
   onAbsent?: (release: string, resources: string[]) => void;
   /** A managed field was changed by someone else (after it was fixed or reported). */
   onDrift?: (report: DriftReport) => void;
+  /** What a forced server-side apply of the object would answer (dry run), for the start-up drift check. */
+  dryRunApply?: (release: string, namespace: string, object: PlacedObject) => Promise<JsonObject>;
   /** Applies one object of the release again (the release engine does it under the release's lock). */
   reapply: (release: string, namespace: string, object: PlacedObject) => Promise<void>;
   log?: { info(message: string): void; warn(message: string): void };
@@ -85,6 +92,8 @@ interface Tracked {
   baseline?: Set<string>;
   /** The drift last reported in `warn` mode (not again until it changes). */
   reported?: string;
+  /** Checked against the stored manifest at its first sighting (drift made while the operator was down). */
+  startChecked?: boolean;
 }
 
 interface TrackedRelease {
@@ -521,6 +530,16 @@ export class ReleaseMonitor {
 
   private checkFields(t: Tracked, o: KubeObject | JsonObject, fresh = false): void {
     if (this.drift === 'off') return;
+    if (!t.baseline && !t.startChecked && this.opts.dryRunApply) {
+      // no apply of this process to compare with: what the stored manifest says
+      t.startChecked = true;
+      const dryRun = this.opts.dryRunApply;
+      void startDrift(t.placed, o as JsonObject, (p) => dryRun(t.release.name, t.release.namespace, p), (x) => appliedFields(x, this.opts.fieldManager))
+        .then((paths) => {
+          if (paths.length && this.byKey.get(objKey(t.resource, t.placed.placedNamespace, t.placed.name)) === t && !this.stopped) this.drifted(t, paths.map(displayField).sort(), appliedFields(o, this.opts.fieldManager), ' while the operator was not running');
+        })
+        .catch((e: unknown) => this.opts.log?.warn(`release ${t.release.name}: ${resourceName(t.placed)}: drift check at start failed: ${errorMessage(e)}`));
+    }
     this.compareFields(t, appliedFields(o, this.opts.fieldManager), fresh);
   }
 
@@ -542,17 +561,21 @@ export class ReleaseMonitor {
       return;
     }
     const paths = lost.filter((p) => !p.endsWith('\0.')).map(displayField);
-    const shown = (paths.length ? paths : lost.map(displayField)).sort();
+    this.drifted(t, (paths.length ? paths : lost.map(displayField)).sort(), current, '');
+  }
+
+  /** Reports the drifted fields of an object and, with `fix`, applies it again. */
+  private drifted(t: Tracked, shown: string[], current: Set<string>, when: string): void {
     const resource = resourceName(t.placed);
     if (this.drift === 'warn') {
       const key = shown.join(',');
       if (t.reported === key) return;
       t.reported = key;
-      this.opts.log?.warn(`release ${t.release.name}: ${resource} drifted: ${shown.join(', ')} changed by another field manager (--helm-drift warn: not restored)`);
+      this.opts.log?.warn(`release ${t.release.name}: ${resource} drifted: ${shown.join(', ')} changed by another field manager${when} (--helm-drift warn: not restored)`);
       this.opts.onDrift?.({ release: t.release.name, resource, paths: shown, action: 'reported' });
       return;
     }
-    this.opts.log?.warn(`release ${t.release.name}: ${resource} drifted: ${shown.join(', ')} changed by another field manager; applying it again`);
+    this.opts.log?.warn(`release ${t.release.name}: ${resource} drifted: ${shown.join(', ')} changed by another field manager${when}; applying it again`);
     this.opts.onDrift?.({ release: t.release.name, resource, paths: shown, action: 'fixed' });
     // until the apply answers, the same drift is not fixed twice; a failed apply leaves it to the next event
     const before = t.baseline;

@@ -1,6 +1,6 @@
 // The release engine keeping releases true against the sandbox: no-change runs write nothing, the
 // resources monitor's watches notice deleted objects (one event per burst, for the owning release
-// only) and drifted managed fields (fix / warn / off).
+// only) and drifted managed fields (fix / warn / off), also drift made while the operator was down.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requestJson } from '../../src/kube/http.js';
@@ -189,30 +189,59 @@ test('drift fix: a managed field changed by another manager is restored by re-ap
   assert.deepEqual(events.drift[2]!.paths, ['.data.mode']);
 });
 
-test('drift made while the operator was down, as in the Go operator: a changed field is not taken back by the next start (same checksum, deployed, nothing absent), a deleted object is', async (t) => {
-  const { kc, mapper } = await cluster(t, [NS]);
+test('drift made while the operator was down is found at the next start: reported (warn) or taken back (fix); a start with nothing drifted sends no write and no dry run; a deleted object is re-installed', async (t) => {
+  const { sandbox, kc, mapper } = await cluster(t, [NS]);
   const req = { release: 'demo', namespace: NS, chartDir: chart('demo'), values: { replicas: 3 } as JsonObject };
   assert.equal(await new HelmReleases({ kc, mapper }).upgradeInstall(req), 'installed');
-  // while down: kubectl edit of a managed field
+  /** An operator start: the run finds the release unchanged, the monitor's watches list its objects. */
+  const start = async (drift: DriftMode) => {
+    const reports: DriftReport[] = [];
+    const warnings: string[] = [];
+    const helm = new HelmReleases({ kc, mapper, log: { info: () => {}, warn: (m) => warnings.push(m) }, monitor: { drift, onDrift: (r) => reports.push(r) } });
+    t.after(() => helm.stop());
+    assert.equal(await helm.upgradeInstall(req), 'unchanged');
+    await waitFor(() => (helm.watched().demo?.length ?? 0) > 0, 'the release to be watched', 10_000);
+    await waitFor(async () => (await helm.absentObjects('demo', NS)).length === 0, 'the objects', 10_000);
+    return { helm, reports, warnings };
+  };
+  // nothing drifted: the live values cover the manifest's, so not even a dry run is sent
+  sandbox.clearRequestLog();
+  const clean = await start('fix');
+  await clean.helm.stop();
+  assert.deepEqual(sandbox.requests.filter((r) => WRITES.has(r.method)).map((r) => `${r.method} ${r.path}`), []);
+  assert.deepEqual(clean.reports, []);
+
+  // while down: kubectl edit changes a managed field and removes another, and adds one of its own
   const cm = await getObject(kc, cmPath('demo-config'));
   cm.data.replicas = '9';
+  delete cm.data.mode;
+  cm.data.extra = 'mine';
   await requestJson(kc, 'PUT', cmPath('demo-config'), { fieldManager: 'kubectl-edit' }, cm);
-  // the next start: nothing to upgrade; the monitor takes the field set it finds as the reference
-  const drift: DriftReport[] = [];
-  const helm = new HelmReleases({ kc, mapper, monitor: { onDrift: (r) => drift.push(r) } });
-  t.after(() => helm.stop());
-  assert.equal(await helm.upgradeInstall(req), 'unchanged');
-  await waitFor(() => (helm.watched().demo?.length ?? 0) > 0, 'the release to be watched', 10_000);
-  await waitFor(async () => (await helm.absentObjects('demo', NS)).length === 0, 'the objects', 10_000);
-  // the watches have listed: the edit made while down is the reference, not a drift
+  const drifted = { release: 'demo', resource: `${NS}/ConfigMap/demo-config`, paths: ['.data.mode', '.data.replicas'] };
+
+  // warn: reported, nothing written
+  sandbox.clearRequestLog();
+  const warn = await start('warn');
+  await waitFor(() => warn.reports.length > 0, 'the drift report', 10_000);
+  await warn.helm.stop();
+  assert.deepEqual(warn.reports, [{ ...drifted, action: 'reported' }]);
+  assert.ok(warn.warnings.some((w) => w === `release demo: ${NS}/ConfigMap/demo-config drifted: .data.mode, .data.replicas changed by another field manager while the operator was not running (--helm-drift warn: not restored)`), warn.warnings.join('\n'));
+  assert.deepEqual(sandbox.requests.filter((r) => WRITES.has(r.method) && r.query.dryRun !== 'All').map((r) => `${r.method} ${r.path}`), []);
   assert.equal((await getObject(kc, cmPath('demo-config'))).data.replicas, '9');
-  assert.deepEqual(drift, []);
+
+  // fix: taken back by applying that object alone; the field kubectl added stays
+  sandbox.clearRequestLog();
+  const fix = await start('fix');
+  await waitFor(async () => (await getObject(kc, cmPath('demo-config'))).data.replicas === '3', 'the field restored', 10_000);
+  assert.deepEqual((await getObject(kc, cmPath('demo-config'))).data, { replicas: '3', mode: 'fast', extra: 'mine' });
+  assert.deepEqual(fix.reports, [{ ...drifted, action: 'fixed' }]);
+  assert.deepEqual(sandbox.requests.filter((r) => WRITES.has(r.method) && r.query.dryRun !== 'All').map((r) => `${r.method} ${r.path}`), [`PATCH ${cmPath('demo-config')}`]);
+  await fix.helm.stop();
+
   // deleted while down: the next start's run upgrades, which applies every object again
-  await helm.stop();
   await requestJson(kc, 'DELETE', `/api/v1/namespaces/${NS}/services/demo`);
   assert.equal(await new HelmReleases({ kc, mapper }).upgradeInstall(req), 'upgraded');
   assert.ok(await getObject(kc, `/api/v1/namespaces/${NS}/services/demo`));
-  assert.equal((await getObject(kc, cmPath('demo-config'))).data.replicas, '3');
 });
 
 test('drift warn reports once and changes nothing; drift off ignores', async (t) => {
