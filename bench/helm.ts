@@ -10,7 +10,11 @@
 //   applied it back (median of the rounds);
 // - absent: an object deleted, time until the engine has it back (the monitor's event → a run);
 // - fleet no-change: the charts of bench/fleet (`--fleet` modules, 30 objects each) installed, then one
-//   run of each with nothing changed: write requests, and those to release records (target 0 and 0).
+//   run of each with nothing changed: write requests, and those to release records (target 0 and 0);
+// - start drift check (issue 33): a new engine over the fleet (an operator restart): its no-change
+//   runs until every object is listed by the monitor and checked against its manifest (target < 3 s,
+//   0 writes); health upkeep: a Deployment's status written until its release's health has it (p99 <
+//   50 ms), and the CPU of the statuses and module healths of the fleet's watch events.
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +32,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { parseYaml } from '../src/util/yaml.js';
 import type { JsonObject } from '../src/util/json.js';
 import { generateFleet } from './fleet/generate.js';
+import { objectHealth } from '../src/helm/object-health.js';
+import { computeModuleHealth } from '../src/operator/module-health.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, def: number): number => {
@@ -209,7 +215,65 @@ async function main(): Promise<void> {
   const fleetWrites = sandbox.requests.filter((e) => WRITES.has(e.method));
   const recordWrites = fleetWrites.filter((e) => /\/secrets\/?sh\.helm\.release|\/secrets$/.test(e.path)).length;
 
+
+  // module health and the start-up drift check over the fleet (issue 33): an operator restart is a
+  // new engine whose no-change runs hand the 100 releases to its monitor
   await helm.stop();
+  const healthWaiters = new Map<string, () => void>();
+  const restarted = new HelmReleases({ kc, mapper, monitor: { drift: 'fix', onHealth: (release) => healthWaiters.get(release)?.() } });
+  sandbox.clearRequestLog();
+  const restartAt = performance.now();
+  for (const r of fleetReqs) if ((await restarted.upgradeInstall(r)) !== 'unchanged') throw new Error(`fleet restart run of ${r.release}`);
+  const listed = () => fleetReqs.every((r) => restarted.objectHealth(r.release, r.namespace)?.every((o) => o.message !== 'not listed yet'));
+  while (!listed()) await new Promise((res) => setTimeout(res, 5));
+  const restartMs = performance.now() - restartAt;
+  const restartWrites = sandbox.requests.filter((e) => WRITES.has(e.method) && e.query.dryRun !== 'All').length;
+  const restartDryRuns = sandbox.requests.filter((e) => e.query.dryRun === 'All').length;
+  const fleetObjects = fleetReqs.reduce((n, r) => n + (restarted.objectHealth(r.release, r.namespace)?.length ?? 0), 0);
+
+  // health upkeep: an object's status changed (a Deployment rolled out, through its status) until
+  // its release's health says so, one Deployment of each release
+  const latencies: number[] = [];
+  for (const r of fleetReqs) {
+    const deploy = restarted.objectHealth(r.release, r.namespace)!.find((o) => o.object.startsWith('Deployment '));
+    if (!deploy) throw new Error(`no Deployment in ${r.release}`);
+    const name = deploy.object.slice(deploy.object.indexOf('/') + 1);
+    const path = `/apis/apps/v1/namespaces/${r.namespace}/deployments/${name}`;
+    const live = (await requestJson(kc, 'GET', path)) as { metadata: { generation: number }; spec: { replicas?: number } };
+    const n = live.spec.replicas ?? 1;
+    const changed = new Promise<void>((resolve) => {
+      healthWaiters.set(r.release, () => {
+        if (restarted.objectHealth(r.release, r.namespace)!.find((o) => o.object === deploy.object)?.status === 'Current') resolve();
+      });
+    });
+    const t = performance.now();
+    await requestJson(kc, 'PATCH', `${path}/status`, {}, {
+      status: { observedGeneration: live.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n, conditions: [{ type: 'Available', status: 'True' }, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] },
+    }, 'application/merge-patch+json');
+    await changed;
+    latencies.push(performance.now() - t);
+    healthWaiters.delete(r.release);
+  }
+  latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)]!;
+
+  // its CPU: an object's status from its watch event, then its module's health, for every object of
+  // the fleet as many times as the fleet converge's watch events (each object added, then its status
+  // written: 3 events an object with the simulated controllers, counted generously)
+  const liveObjects: unknown[] = [];
+  for (const kind of ['configmaps', 'services', 'deployments']) {
+    const list = (await requestJson(kc, 'GET', `/api/v1/namespaces/${fleet.shape.namespace}/${kind}`.replace('/api/v1/namespaces/' + fleet.shape.namespace + '/deployments', `/apis/apps/v1/namespaces/${fleet.shape.namespace}/deployments`))) as { items: unknown[] };
+    liveObjects.push(...list.items);
+  }
+  const EVENTS_PER_OBJECT = 3;
+  const cpuAt = process.cpuUsage();
+  for (let e = 0; e < EVENTS_PER_OBJECT; e++) {
+    for (const o of liveObjects) objectHealth(o);
+    for (const r of fleetReqs) for (let i = 0; i < 30; i++) computeModuleHealth({ lastRun: { result: 'success' }, failingHooks: [], hasChart: true, objects: restarted.objectHealth(r.release, r.namespace)! });
+  }
+  const cpu = process.cpuUsage(cpuAt);
+  const healthCpuMs = (cpu.user + cpu.system) / 1000;
+  await restarted.stop();
   await sandbox.stop();
   const ratio = median(install) / median(baseline);
   console.log(`bench/helm: ${OBJECTS} objects, ${ROUNDS} rounds, ${NOOP} no-change runs (load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')})`);
@@ -218,6 +282,8 @@ async function main(): Promise<void> {
   console.log(`no-change runs          ${writes} write requests (target 0), ${reads} reads in all, median ${ms(median(noop))} a run`);
   console.log(`drift restored          median ${ms(median(drift))} after the edit (${drift.map((x) => x.toFixed(0)).join(' ')} ms)`);
   console.log(`fleet no-change         ${fleetReqs.length} modules: ${fleetWrites.length} object writes (target 0), ${recordWrites} release record writes (target 0), ${ms(fleetMs)} for the pass`);
+  console.log(`start drift check       ${fleetReqs.length} releases, ${fleetObjects} objects: ${ms(restartMs)} from the restart (no-change runs, watches listed, every object checked) (target < 3 s), ${restartWrites} writes (target 0), ${restartDryRuns} dry runs`);
+  console.log(`health upkeep           status change -> module health p99 ${ms(p99)}, median ${ms(median(latencies))} over ${latencies.length} (target p99 < 50 ms); CPU ${ms(healthCpuMs)} for ${liveObjects.length} objects x ${EVENTS_PER_OBJECT} events, each changing its module's health (${((healthCpuMs * 1000) / (liveObjects.length * EVENTS_PER_OBJECT)).toFixed(1)} µs an event; to compare with the fleet converge's operator CPU, bench/fleet)`);
   console.log(`absent restored         median ${ms(median(absent))} after the delete, burst window 200 ms included (${absent.map((x) => x.toFixed(0)).join(' ')} ms)`);
 }
 
