@@ -40,7 +40,7 @@ export interface QueueHead {
 export interface ScrapeSources {
   queues(): readonly QueueHead[];
   /** Every module and whether it is enabled now (`mm_module_info`). */
-  modules(): readonly { name: string; enabled: boolean; maintenance?: boolean }[];
+  modules(): readonly { name: string; enabled: boolean; critical?: boolean; maintenance?: boolean }[];
   /** Bindings per loaded hook (`binding_count`); module "" for global hooks. */
   hooks(): readonly { module: string; hook: string; bindings: number }[];
   /** Objects in each kubernetes binding's snapshot (`kube_snapshot_objects`). */
@@ -165,8 +165,8 @@ export class OperatorMetrics {
         for (const h of src.hooks?.() ?? []) set([h.module, h.hook], h.bindings);
       }),
       scraped('mm_module_info', 'Modules and their enabled state', ['module', 'enabled', 'critical'], (set) => {
-        // critical: the Go fs loader marks every module of the modules dirs critical
-        for (const m of src.modules?.() ?? []) set([m.name, String(m.enabled), 'true'], 1);
+        // critical: a module without module.yaml is critical, as the Go fs loader marks every module
+        for (const m of src.modules?.() ?? []) set([m.name, String(m.enabled), String(m.critical ?? true)], 1);
       }),
       scraped('mm_module_maintenance', 'Modules in a maintenance state', ['module', 'state'], (set) => {
         for (const m of src.modules?.() ?? []) if (m.maintenance) set([m.name, 'NoResourceReconciliation'], 1);

@@ -1,18 +1,35 @@
 /**
  * Finds the modules in one or more modules dirs (LIFECYCLE.md "Structure", MODULES.md "Structure of a
- * module"): directories `NNN-name` or `name`, ordered by number then name; symlinks followed.
+ * module"): directories `NNN-name` or `name`, ordered by number (or module.yaml's `weight`) then name;
+ * symlinks followed.
  */
 import { readdirSync, statSync, realpathSync, accessSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserErrors } from '../util/errors.js';
+import { UserError, UserErrors } from '../util/errors.js';
 import { isValidModuleName, moduleValuesKey } from './names.js';
+import { readModuleYaml, type ModuleRequirement } from './module-yaml.js';
+import { checkRequirements } from './module-requirements.js';
 
 export interface ModuleDefinition {
   /** kebab-case name, without the numeric prefix: the release name and `enabledModules` entry. */
   name: string;
   /** camelCase values key. */
   valuesKey: string;
+  /** The numeric prefix of the directory, or module.yaml's `weight`. */
   order: number;
+  /**
+   * Critical modules converge first, in order; functional ones (module.yaml without `critical: true`)
+   * by their requirements. A module without module.yaml is critical, as the Go fs loader makes it.
+   */
+  critical: boolean;
+  /** module.yaml `tags`. */
+  tags: string[];
+  /** module.yaml `requirements.modules`. */
+  requires: ModuleRequirement[];
+  /** module.yaml `disable.message`, shown when the module is disabled. */
+  disableMessage?: string;
+  /** The module's module.yaml, when it has one. */
+  definitionFile?: string;
   /** The directory as listed in the modules dir (a symlink stays a symlink here). */
   dir: string;
   /** The real directory behind `dir`. */
@@ -99,16 +116,33 @@ export function discoverModules(opts: DiscoveryOptions): ModuleDefinition[] {
         problems.push(`module "${name}" is defined twice: ${prior.dir} and ${dir}`);
         continue;
       }
+      let yaml;
+      try {
+        yaml = readModuleYaml(path);
+      } catch (e) {
+        if (!(e instanceof UserError)) throw e;
+        problems.push(e.message);
+        continue;
+      }
+      if (yaml?.name !== undefined && yaml.name !== name) {
+        problems.push(`${yaml.file}: name: "${yaml.name}" differs from the module's directory name "${name}" (${dir})`);
+        continue;
+      }
       const def: ModuleDefinition = {
         name,
         valuesKey: moduleValuesKey(name),
-        order,
+        order: yaml?.weight ?? order,
+        critical: yaml ? yaml.critical : true,
+        tags: yaml?.tags ?? [],
+        requires: yaml?.requires ?? [],
         dir,
         path,
         modulesDir,
         hasChart: existsSync(join(path, 'Chart.yaml')) || existsSync(join(path, 'templates')),
         openapiDir: join(path, 'openapi'),
       };
+      if (yaml) def.definitionFile = yaml.file;
+      if (yaml?.disable?.message) def.disableMessage = yaml.disable.message;
       if (existsSync(join(path, 'values.yaml'))) def.valuesFile = join(path, 'values.yaml');
       if (existsSync(join(path, 'hooks'))) def.hooksDir = join(path, 'hooks');
       const enabled = join(path, 'enabled');
@@ -119,6 +153,7 @@ export function discoverModules(opts: DiscoveryOptions): ModuleDefinition[] {
       byName.set(name, def);
     }
   }
+  if (!problems.length) problems.push(...checkRequirements([...byName.values()]));
   if (problems.length) throw new UserErrors('module discovery failed', problems);
   return [...byName.values()].sort(compareModules);
 }

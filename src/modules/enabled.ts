@@ -2,7 +2,9 @@
  * Which modules are enabled (LIFECYCLE.md "Modules discovery", DESIGN §4.1–§4.3): the flag from the
  * modules dirs' values.yaml, then the module's values.yaml, then the ConfigMap, then flags set by
  * global hooks — the last one that says something wins; no flag means disabled. A module enabled by
- * its flags then runs its `enabled` script, which may disable it. Each result says who decided.
+ * its flags then runs its `enabled` script, which may disable it. A module whose module.yaml requires a
+ * module that ends up disabled is disabled too (an `!optional` requirement never disables), as
+ * Deckhouse's module-dependency extender does. Each result says who decided.
  */
 import type { EnabledFlag } from '../config/configmap.js';
 import type { Module, ModuleSet } from './module-set.js';
@@ -13,7 +15,9 @@ export type EnabledReason =
   | { kind: 'configmap'; key: string }
   | { kind: 'global-hook'; hook: string }
   /** `why`: what a disabling script wrote to $MODULE_ENABLED_REASON. */
-  | { kind: 'script'; file: string; wrote: 'true' | 'false'; why?: string };
+  | { kind: 'script'; file: string; wrote: 'true' | 'false'; why?: string }
+  /** module.yaml `requirements.modules.<module>` names a disabled module. */
+  | { kind: 'requirement'; file: string; module: string };
 
 export interface EnabledDecision {
   name: string;
@@ -49,6 +53,8 @@ export function describeReason(r: EnabledReason): string {
       return `set by global hook ${r.hook}`;
     case 'script':
       return `the enabled script ${r.file} wrote "${r.wrote}"${r.why ? `: ${r.why}` : ''}`;
+    case 'requirement':
+      return `requires module "${r.module}" (requirements.modules.${r.module} in ${r.file}), which is disabled`;
   }
 }
 
@@ -64,21 +70,51 @@ export function flagOf(module: Module, inputs: EnabledInputs): { value: boolean;
   return decided;
 }
 
-/** Decides every module in order; scripts see the modules enabled before them. */
+/** The first required module that is decided disabled, or undefined. */
+function disabledRequirement(module: Module, decided: ReadonlyMap<string, EnabledDecision>): string | undefined {
+  return module.def.requires.find((r) => !r.optional && decided.get(r.module)?.enabled === false)?.module;
+}
+
+/**
+ * Decides every module in order; scripts see the modules enabled before them. A module whose
+ * required module is already decided disabled is disabled without running its script; requirements
+ * on later modules are settled after the pass, until nothing changes (the graph has no cycle).
+ */
 export async function resolveEnabled(set: ModuleSet, inputs: EnabledInputs, runScript: EnabledScriptRunner): Promise<EnabledDecision[]> {
   const decisions: EnabledDecision[] = [];
+  const decided = new Map<string, EnabledDecision>();
   const enabledSoFar: string[] = [];
+  const byRequirement = (module: Module, required: string): EnabledDecision => ({
+    name: module.def.name,
+    enabled: false,
+    reason: { kind: 'requirement', file: module.def.definitionFile ?? module.def.dir, module: required },
+  });
   for (const module of set.modules) {
     const flag = flagOf(module, inputs);
     let decision: EnabledDecision = { name: module.def.name, enabled: flag.value, reason: flag.reason };
+    const missing = flag.value ? disabledRequirement(module, decided) : undefined;
     const script = module.def.enabledScript;
-    if (flag.value && script) {
+    if (missing !== undefined) {
+      decision = byRequirement(module, missing);
+    } else if (flag.value && script) {
       const answer = await runScript(module, enabledSoFar);
       if (!answer.enabled) decision = { name: module.def.name, enabled: false, reason: { kind: 'script', file: script, wrote: 'false', ...(answer.why ? { why: answer.why } : {}) } };
       else decision = { name: module.def.name, enabled: true, reason: { kind: 'script', file: script, wrote: 'true' } };
     }
     if (decision.enabled) enabledSoFar.push(module.def.name);
     decisions.push(decision);
+    decided.set(module.def.name, decision);
+  }
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [i, module] of set.modules.entries()) {
+      if (!decisions[i]!.enabled) continue;
+      const missing = disabledRequirement(module, decided);
+      if (missing === undefined) continue;
+      decisions[i] = byRequirement(module, missing);
+      decided.set(module.def.name, decisions[i]!);
+      changed = true;
+    }
   }
   return decisions;
 }

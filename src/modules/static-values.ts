@@ -30,7 +30,8 @@ export interface ValuesFile {
 
 const ENABLED = 'Enabled';
 
-function readYamlFile(file: string): { text: string; data: unknown } {
+/** Reads a YAML file of the module set (at most LIMITS.valuesFile); a read error is a UserError naming it. */
+export function readYamlFile(file: string): { text: string; data: unknown } {
   let text: string;
   try {
     text = readFileLimited(file, LIMITS.valuesFile, file);

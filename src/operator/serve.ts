@@ -34,7 +34,7 @@ export function metricSources(ref: RuntimeRef): ScrapeSources {
         }) ?? [],
     modules: () => {
       const rt = ref();
-      return rt ? rt.manager.set.modules.map((m) => ({ name: m.def.name, enabled: rt.isEnabled(m.def.name), maintenance: rt.manager.inMaintenance(m.def.name) })) : [];
+      return rt ? rt.manager.set.modules.map((m) => ({ name: m.def.name, enabled: rt.isEnabled(m.def.name), critical: m.def.critical, maintenance: rt.manager.inMaintenance(m.def.name) })) : [];
     },
     hooks: () => {
       const rt = ref();

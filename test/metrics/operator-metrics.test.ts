@@ -81,10 +81,12 @@ test('hook run metrics: module and global series apart, counters and CPU series 
 });
 
 test('scraped gauges are rebuilt from their sources at every scrape', async () => {
-  let modules = [{ name: 'a', enabled: true }, { name: 'b', enabled: false }];
+  let modules: { name: string; enabled: boolean; critical?: boolean }[] = [{ name: 'a', enabled: true, critical: false }, { name: 'b', enabled: false }];
   const m = new OperatorMetrics({ sources: { modules: () => modules, queues: () => [{ queue: 'main', length: 3, head: { taskType: 'ModuleRun', module: 'a', hook: '' } }] } });
   let text = await m.render();
   assert.match(text, /\naddon_operator_mm_module_info\{module="b",enabled="false",critical="true"\} 1\n/);
+  // a functional module (module.yaml without critical: true)
+  assert.match(text, /\naddon_operator_mm_module_info\{module="a",enabled="true",critical="false"\} 1\n/);
   assert.match(text, /\naddon_operator_tasks_queue_length\{queue="main"\} 3\n/);
   assert.match(text, /\naddon_operator_tasks_queue_head_info\{queue="main",module="a",task_type="ModuleRun",hook=""\} 1\n/);
   modules = [{ name: 'a', enabled: true }];
