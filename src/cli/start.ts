@@ -83,7 +83,7 @@ export function registerStart(program: Command): Command {
     )
     .option(
       '--parallel-module-runs <n>',
-      'modules that share an order number run this many at once (env ADDON_OPERATOR_PARALLEL_MODULE_RUNS; 1: one by one)',
+      'modules that share an order number run this many at once (env ADDON_OPERATOR_PARALLEL_MODULE_RUNS; 1: one by one); functional modules (docs/modules.md) run in this many parallel queues',
       fromEnv(['ADDON_OPERATOR_PARALLEL_MODULE_RUNS', 'PARALLEL_MODULE_RUNS'], '1'),
     )
     .option('--helm-ignore-release <name>', 'a release in the namespace that is never purged', fromEnv(['HELM_IGNORE_RELEASE'], ''))

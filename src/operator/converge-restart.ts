@@ -51,6 +51,7 @@ export async function endConvergeInProgress(rt: Runtime, next: OperatorTask, mai
   const doomed = new Set(items.slice(0, end + 1).filter((t) => t !== next && !t.processing && isConvergeTask(t, false)).map((t) => t.id));
   let removed = main.removeWhere((t) => doomed.has(t.id)).length;
   rt.converge.dropParallelGroups();
+  rt.functional.reset();
 
   // runs in other queues: running ones finish their step first (they may queue more), then all go
   let midSync = new Set(modulesMidSync(rt));

@@ -35,9 +35,13 @@ function moduleListText(rt: Runtime): string {
     return h ? `${h.health}: ${h.reason}` : '-';
   });
   const hw = Math.max(6, ...health.map((h) => h.length));
+  // the WAITS FOR column while functional modules of a converge wait for what they require
+  const waits = rows.some((r) => r.waitsFor) ? rows.map((r) => r.waitsFor?.join(',') ?? '-') : undefined;
+  const ww = Math.max(9, ...(waits ?? []).map((x) => x.length));
+  const waitsCell = (x: string) => (waits ? `${x.padEnd(ww)}  ` : '');
   return [
-    `${'MODULE'.padEnd(w)}  ${'STATE'.padEnd(sw)}  ${'HEALTH'.padEnd(hw)}  REASON`,
-    ...rows.map((r, i) => `${r.name.padEnd(w)}  ${r.state.padEnd(sw)}  ${health[i]!.padEnd(hw)}  ${r.reason}`),
+    `${'MODULE'.padEnd(w)}  ${'STATE'.padEnd(sw)}  ${'HEALTH'.padEnd(hw)}  ${waitsCell('WAITS FOR')}REASON`,
+    ...rows.map((r, i) => `${r.name.padEnd(w)}  ${r.state.padEnd(sw)}  ${health[i]!.padEnd(hw)}  ${waitsCell(waits?.[i] ?? '')}${r.reason}`),
   ].join('\n') + '\n';
 }
 
@@ -85,7 +89,7 @@ export function registerDebugRoutes(server: DebugServer, rt: Runtime, params: Ru
     .get('/global/snapshots.{format}', () => Object.fromEntries(rt.manager.globalHooks.filter((h) => h.config.kubernetes.length).map((h) => [h.name, snapshotsDump(rt, h)])), STRUCTURED)
     .get('/module/list.{format}', (r) => {
       if (r.format === 'text') return moduleListText(rt);
-      return { enabledModules: [...rt.manager.enabledModules].sort(), modules: moduleStates(rt).map(({ name, enabled, state, reason }) => ({ name, enabled, state, reason })) };
+      return { enabledModules: [...rt.manager.enabledModules].sort(), modules: moduleStates(rt).map(({ name, critical, enabled, state, reason, waitsFor }) => ({ name, critical, enabled, state, reason, ...(waitsFor ? { waitsFor } : {}) })) };
     }, FORMATS)
     .get('/module/resource-monitor.{format}', () => {
       const watched = rt.opts.helm.watched?.() ?? {};

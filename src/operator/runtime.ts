@@ -18,7 +18,8 @@ import { HookRunner } from './hook-runner.js';
 import { Activity } from './activity.js';
 import { ModuleHealthTracker } from './module-health.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import { isParallelQueue, makeTask, type OperatorTask, type TaskMeta } from './task-meta.js';
+import { isParallelQueue, makeTask, PARALLEL_QUEUE_PREFIX, type OperatorTask, type TaskMeta } from './task-meta.js';
+import { FunctionalScheduler, type FunctionalRequest } from './functional-scheduler.js';
 
 /** ModuleRun phases (reference/addon-operator.md §5.6). */
 export type ModulePhase = 'Startup' | 'QueueSynchronizationTasks' | 'WaitForSynchronization' | 'EnableScheduleBindings' | 'CanRunHelm' | 'Ready';
@@ -63,6 +64,8 @@ export class Runtime {
   readonly convergeStatus = new ConvergeStatus();
   /** The converge in progress and the rules that queue one. */
   readonly converge: Converge;
+  /** The converge's functional modules: each runs in a parallel queue once what it requires is done. */
+  readonly functional: FunctionalScheduler;
   readonly activity = new Activity();
   /** Each enabled module's health (module-health.ts), refreshed on its runs and its objects' changes. */
   readonly health: ModuleHealthTracker;
@@ -85,6 +88,7 @@ export class Runtime {
     this.queues = opts.queues;
     this.log = opts.logger;
     this.converge = new Converge(opts.queues.main, opts.logger);
+    this.functional = new FunctionalScheduler((r) => this.startFunctional(r));
     this.hookRunner = new HookRunner({
       manager: opts.manager,
       logger: opts.logger,
@@ -152,6 +156,24 @@ export class Runtime {
       !t.processing &&
       ((t.metadata.kind === 'ModuleRun' && t.metadata.module === module) || (t.metadata.kind === 'ParallelModuleRun' && t.metadata.modules.some((m) => m.module === module)));
     return this.queues.queues().some((q) => (q === this.main || isParallelQueue(q.name)) && q.tasks().some(waiting));
+  }
+
+  /**
+   * Queues a functional module's converge run in the parallel queue with the fewest tasks, of
+   * `--parallel-module-runs` queues (at least one): at most that many functional modules run at once.
+   */
+  private startFunctional(r: FunctionalRequest): void {
+    const n = Math.max(1, this.opts.parallelModuleRuns);
+    let best = 0;
+    let bestLength = Infinity;
+    for (let i = 0; i < n; i++) {
+      const length = this.queues.get(`${PARALLEL_QUEUE_PREFIX}${i}`)?.length ?? 0;
+      if (length < bestLength) [best, bestLength] = [i, length];
+    }
+    this.log.info({ module: r.module, queue: `${PARALLEL_QUEUE_PREFIX}${best}` }, 'functional module run queued: what it requires is done');
+    this.queues.addLast(
+      makeTask({ kind: 'ModuleRun', module: r.module, doStartup: r.doStartup, reloadAll: true, event: 'Reload-All-Modules', functional: true }, `${PARALLEL_QUEUE_PREFIX}${best}`),
+    );
   }
 
   /** Appends a ModuleRun (no start-up) to main unless one is already waiting. */

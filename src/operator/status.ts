@@ -22,23 +22,38 @@ export interface StatusJson {
     restarts: number;
     lastRestart?: { cause: string; phase: string; at: number };
   };
-  modules: { order: number; name: string; enabled: boolean; state: string; reason: string; health?: ModuleHealth; lastRun?: ModuleRunRecord }[];
+  modules: (ModuleStateRow & { health?: ModuleHealth; lastRun?: ModuleRunRecord })[];
   queues: { name: string; length: number; status: string; head?: string }[];
   hookRuns: HookRunRecord[];
 }
 
-/** Every module in order: enabled or not, its run phase (or `Disabled`), and who decided. */
-export function moduleStates(rt: Runtime): { order: number; name: string; enabled: boolean; state: string; reason: string }[] {
+export interface ModuleStateRow {
+  order: number;
+  name: string;
+  /** False for a functional module (module.yaml without `critical: true`). */
+  critical: boolean;
+  enabled: boolean;
+  state: string;
+  reason: string;
+  /** A functional module waiting in this converge: the modules it waits for (or `critical modules`). */
+  waitsFor?: string[];
+}
+
+/** Every module in order: enabled or not, its run phase (or `Disabled`), who decided, what it waits for. */
+export function moduleStates(rt: Runtime): ModuleStateRow[] {
   return rt.manager.set.modules.map((m) => {
     const name = m.def.name;
     const enabled = rt.isEnabled(name);
     const decision = rt.manager.decision(name);
+    const waitsFor = enabled ? rt.functional.waitsFor(name) : [];
     return {
       order: m.def.order,
       name,
+      critical: m.def.critical,
       enabled,
       state: enabled ? (rt.peekModuleState(name)?.phase ?? 'Startup') : 'Disabled',
       reason: decision ? describeReason(decision.reason) : 'not discovered yet',
+      ...(waitsFor.length ? { waitsFor } : {}),
     };
   });
 }

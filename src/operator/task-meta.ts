@@ -67,6 +67,8 @@ export interface ModuleRunMeta {
   event: string;
   /** Set when the run belongs to a ParallelModuleRun: that task's id. */
   parallelGroup?: string;
+  /** A functional module's run of a converge: its success frees the modules requiring it (functional-scheduler.ts). */
+  functional?: boolean;
 }
 
 /** Modules of one order number run in parallel queues (`--parallel-module-runs` > 1). */

@@ -93,7 +93,7 @@ function render(s) {
   fill("modules", s.modules.map((m) => {
     const tr = Object.assign(row([
     m.order, m.name,
-    [m.enabled ? m.state : "disabled", m.enabled ? (m.state === "Ready" ? "ok" : "busy") : "off"],
+    [m.enabled ? m.state + (m.waitsFor ? " (waits for " + m.waitsFor.join(", ") + ")" : "") : "disabled", m.enabled ? (m.state === "Ready" ? "ok" : "busy") : "off"],
     m.health ? [m.health.health + ": " + m.health.reason, "health-" + m.health.health] : "",
     m.reason,
     m.lastRun ? time(m.lastRun.at) : "", m.lastRun ? took(m.lastRun.durationMs) : "",

@@ -66,7 +66,7 @@ const GOLDEN: Record<string, string> = {
   '/global/snapshots.json':
     '{"hooks/watch-cm":{"cms":{"operations":{"sinceLastExecution":{"added":1,"cleaned":0,"count":1,"deleted":0,"modified":0},"sinceStart":{"added":1,"cleaned":0,"count":1,"deleted":0,"modified":0}},"snapshot":[{"filterResult":"echo"}]}}}\n',
   '/module/list.json':
-    '{"enabledModules":["echo"],"modules":[{"enabled":true,"name":"echo","reason":"echoEnabled in <modules>/values.yaml","state":"Ready"},{"enabled":false,"name":"spare","reason":"no enabled flag is set (modules are disabled by default)","state":"Disabled"}]}\n',
+    '{"enabledModules":["echo"],"modules":[{"critical":true,"enabled":true,"name":"echo","reason":"echoEnabled in <modules>/values.yaml","state":"Ready"},{"critical":true,"enabled":false,"name":"spare","reason":"no enabled flag is set (modules are disabled by default)","state":"Disabled"}]}\n',
   '/module/list.text':
     'MODULE  STATE     HEALTH                    REASON\n' +
     'echo    Ready     Ready: 1 object(s) ready  echoEnabled in <modules>/values.yaml\n' +

@@ -1,6 +1,7 @@
 /**
  * ConvergeModules, "reload all modules" (LIFECYCLE-STEPS steps 3–8, reference/addon-operator.md §5.5):
- * beforeAll hooks → module discovery → ModuleDelete/ModuleRun → afterAll hooks. Each step's tasks go
+ * beforeAll hooks → module discovery → ModuleDelete/ModuleRun of critical modules → functional modules
+ * (functional-scheduler.ts) → afterAll hooks. Each step's tasks go
  * in front of this task, which then runs again for the next step (Keep). A ConvergeModules that is not
  * the converge in progress restarts it (converge-restart.ts).
  */
@@ -50,14 +51,16 @@ function globalLifecycleTasks(rt: Runtime, binding: 'beforeAll' | 'afterAll'): O
   );
 }
 
+/** onStartup is owed until it ran once since the module was enabled, even if a restart cut that run. */
+const startupOwed = (rt: Runtime, module: string) => !rt.peekModuleState(module)?.startupDone;
+
 /**
- * One ModuleRun per enabled module, in order; with `--parallel-module-runs` above 1, modules that
- * share an order number go as one ParallelModuleRun (DESIGN decision 7).
+ * One ModuleRun per enabled critical module, in order; with `--parallel-module-runs` above 1, modules
+ * that share an order number go as one ParallelModuleRun (DESIGN decision 7).
  */
 function moduleRunTasks(rt: Runtime, enabled: readonly string[]): OperatorTask[] {
   const event = 'Reload-All-Modules';
-  // onStartup is owed until it ran once since the module was enabled, even if a restart cut that run
-  const owed = (module: string) => !rt.peekModuleState(module)?.startupDone;
+  const owed = (module: string) => startupOwed(rt, module);
   const single = (module: string) => makeTask({ kind: 'ModuleRun', module, doStartup: owed(module), reloadAll: true, event });
   if (rt.opts.parallelModuleRuns <= 1) return enabled.map(single);
   const groups: string[][] = [];
@@ -70,6 +73,24 @@ function moduleRunTasks(rt: Runtime, enabled: readonly string[]): OperatorTask[]
   }
   return groups.map((g) =>
     g.length === 1 ? single(g[0]!) : makeTask({ kind: 'ParallelModuleRun', modules: g.map((module) => ({ module, doStartup: owed(module) })), reloadAll: true, event }),
+  );
+}
+
+/**
+ * The enabled functional modules go to the functional scheduler, each with the functional modules it
+ * requires (critical ones are done before any functional module starts, as in Go); they start once the critical
+ * modules' runs are done (the WaitDeleteAndRunModules phase).
+ */
+function scheduleFunctional(rt: Runtime, functional: readonly string[]): void {
+  const set = new Set(functional);
+  rt.functional.reset();
+  rt.functional.add(
+    ...functional.map((module) => ({
+      module,
+      doStartup: startupOwed(rt, module),
+      // a required module outside this set is critical (done first) or disabled (so is this one then)
+      requires: rt.manager.module(module).def.requires.filter((r) => set.has(r.module)),
+    })),
   );
 }
 
@@ -116,18 +137,25 @@ export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, 
         }
         // in reverse module order
         const toDelete = rt.manager.set.modules.map((m) => m.def.name).filter((n) => rt.converge.owes(n)).reverse();
+        const critical = discovery.enabled.filter((m) => rt.manager.module(m).def.critical);
+        const functional = discovery.enabled.filter((m) => !rt.manager.module(m).def.critical);
+        scheduleFunctional(rt, functional);
         const head: OperatorTask[] = [
           ...toDelete.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
-          ...moduleRunTasks(rt, discovery.enabled),
+          ...moduleRunTasks(rt, critical),
         ];
         // every module not enabled now, in module order; `deleting`: those whose release goes now
         const disabled = rt.manager.set.modules.map((m) => m.def.name).filter((n) => !enabledNow.has(n));
-        rt.log.info({ enabled: discovery.enabled, disabled, deleting: toDelete }, 'modules discovered');
+        rt.log.info({ enabled: discovery.enabled, disabled, deleting: toDelete, ...(functional.length ? { functional } : {}) }, 'modules discovered');
         rt.converge.modulesQueued();
         if (head.length) return TaskResults.keep({ headTasks: head });
         break;
       }
       case 'WaitDeleteAndRunModules': {
+        // the critical modules are done: the functional ones run in the parallel queues as their requirements allow
+        rt.functional.kick();
+        // woken by the last functional module's success (module-run.ts); the poll is a fallback
+        if (!rt.functional.finished()) return TaskResults.repeat({ delayBeforeNextTask: 1000 });
         rt.converge.afterAllQueued();
         const after = globalLifecycleTasks(rt, 'afterAll');
         if (after.length) return TaskResults.keep({ headTasks: after });

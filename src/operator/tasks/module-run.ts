@@ -1,7 +1,7 @@
 /**
  * ModuleRun (LIFECYCLE-STEPS step 5, reference/addon-operator.md §5.6): the phases of a module run —
  * onStartup, Synchronization of its kubernetes bindings, schedules, beforeHelm, Helm, afterHelm. A run
- * of a parallel group reports its success to the group.
+ * of a parallel group reports its success to the group, a functional module's to the functional scheduler.
  */
 import { onStartupContext } from '../../hooks/binding-context.js';
 import type { Hook } from '../../hooks/hook.js';
@@ -46,6 +46,11 @@ export const moduleRun: TaskHandler<'ModuleRun'> = async (rt, task, queue) => {
   const result = await runModule(rt, task, queue);
   const meta = task.metadata;
   if (meta.parallelGroup && result.status === 'Success') rt.converge.parallelModuleDone(meta.parallelGroup, meta.module);
+  // a functional module is done when its run succeeded without a rerun queued after it (as in Go)
+  if (meta.functional && result.status === 'Success' && !result.afterTasks?.length) {
+    rt.functional.markDone(meta.module);
+    if (rt.functional.finished()) rt.main.cancelDelay();
+  }
   return result;
 };
 
@@ -82,7 +87,7 @@ async function runModule(rt: Runtime, task: TaskOf<'ModuleRun'>, queue: TaskQueu
     state.completedOnce = true;
     if (!changedByAfterHelm) return TaskResults.success();
     return TaskResults.success({
-      afterTasks: [makeTask({ kind: 'ModuleRun', module, doStartup: false, reloadAll: meta.reloadAll, event: 'AfterHelm-Hooks-Change-Values' })],
+      afterTasks: [makeTask({ kind: 'ModuleRun', module, doStartup: false, reloadAll: meta.reloadAll, event: 'AfterHelm-Hooks-Change-Values', ...(meta.functional ? { functional: true } : {}) }, queue.name)],
     });
   } catch (e) {
     // a module that never completed a run starts over from its onStartup hooks (DESIGN §4.13)
