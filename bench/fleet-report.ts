@@ -3,7 +3,7 @@
  * of bench/fleet (generateFleet, runFleet; that bench is the fleet engineer's, this only calls it), as
  * figures, then object events spread over the fleet's kubernetes bindings. Needs dist/ built
  * (bench/run.ts builds it when it is older than src/).
- *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1] [--events 1000] [--disable 5]
+ *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1] [--events 1000] [--disable 5] [--functional-depth 0]
  *
  * Where the converge's wall time goes, from the operator's own metrics (series of the first converge,
  * activation="OperatorStartup"): inside hooks (`module_hook_run_seconds` and `global_hook_run_seconds`:
@@ -22,6 +22,11 @@
  * operator's ConfigMap (`<name>Enabled: "false"`); the time from that edit to the end of the last of
  * their afterDeleteHelm runs (each after its release's uninstall), their objects and releases checked
  * gone from the API server.
+ *
+ * With `--functional-depth D` (issue 34) the run is three cold converges of the same fleet, nothing else:
+ * all modules critical (no module.yaml), then the second half functional with requirements D levels
+ * deep (generate.ts functionalModuleYaml), both with `--parallel N` (and the first with 1, today's
+ * default); target: the functional converge at most 0.7× the all-critical one with the same flags.
  *
  * The fleet's webhook bindings (kubernetesValidating, kubernetesMutating,
  * kubernetesCustomResourceConversion) are parsed and loaded with their hooks, so their cost is in the
@@ -263,6 +268,45 @@ async function directRunMs(fleet: Fleet, root: string, samples: number): Promise
 
 const pct = (x: number) => Math.round(x * 1000) / 10;
 
+/**
+ * Issue 34's target: the same fleet converged cold twice in one run, all critical and with its second
+ * half functional (`depth` levels of requirements), both with --parallel-module-runs `parallel`.
+ */
+async function functionalConverges(modules: number, objects: number, parallel: number, depth: number): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'bench-fleet-functional-'));
+  try {
+    const converge = async (functionalDepth: number, runs: number) => {
+      const dir = join(root, `depth-${functionalDepth}-parallel-${runs}`);
+      mkdirSync(dir);
+      const fleet = generateFleet(dir, { modules, objects, functionalDepth });
+      return (await runFleet(fleet, dir, { parallel: runs })).convergeMs / 1000;
+    };
+    // today's default, then the same flags for both sets
+    const defaultRuns = await converge(0, 1);
+    const critical = await converge(0, parallel);
+    const functional = await converge(depth, parallel);
+    console.log(
+      `bench/fleet: ${modules} modules × ${objects} objects: cold converge with every module critical ${defaultRuns.toFixed(2)} s (--parallel-module-runs 1), ${critical.toFixed(2)} s (${parallel}); ` +
+        `with the second half functional, requirements ${depth} levels deep, ${functional.toFixed(2)} s (${parallel}): ratio ${(functional / critical).toFixed(2)} to the all-critical converge with the same flags (target ≤ 0.7), ` +
+        `${(functional / defaultRuns).toFixed(2)} to the default`,
+    );
+    emitFigures([
+      { name: 'cold converge, every module critical, --parallel-module-runs 1 (wall)', value: defaultRuns, unit: 's' },
+      { name: `cold converge, every module critical, --parallel-module-runs ${parallel} (wall)`, value: critical, unit: 's' },
+      {
+        name: `cold converge, half the modules functional, depth ${depth}, --parallel-module-runs ${parallel} (wall)`,
+        value: functional,
+        unit: 's',
+        baseline: { what: `the all-critical converge of the same set with --parallel-module-runs ${parallel}`, value: critical, unit: 's' },
+        target: { max: 0.7, of: 'ratio' },
+        note: `${(functional / defaultRuns).toFixed(2)}× the all-critical converge with --parallel-module-runs 1`,
+      },
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const arg = (name: string, fallback: number): number => {
     const i = process.argv.indexOf(name);
@@ -273,6 +317,8 @@ async function main(): Promise<void> {
   const parallel = arg('--parallel', 1);
   const events = arg('--events', 1000);
   const disable = arg('--disable', 5);
+  const functionalDepth = arg('--functional-depth', 0);
+  if (functionalDepth > 0) return functionalConverges(modules, objects, parallel, functionalDepth);
   const root = mkdtempSync(join(tmpdir(), 'bench-fleet-report-'));
   try {
     const fleet = generateFleet(root, { modules, objects });

@@ -29,9 +29,14 @@ export interface FleetShape {
   objects: number;
   /** Namespace of the releases (default `fleet`). */
   namespace: string;
+  /**
+   * 0 (the default): every module is critical (no module.yaml). N > 0: the second half of the modules
+   * are functional, their module.yaml requirements N levels deep (functionalModuleYaml).
+   */
+  functionalDepth: number;
 }
 
-export const DEFAULT_SHAPE: FleetShape = { modules: 100, objects: 30, namespace: 'fleet' };
+export const DEFAULT_SHAPE: FleetShape = { modules: 100, objects: 30, namespace: 'fleet', functionalDepth: 0 };
 
 export interface Fleet {
   shape: FleetShape;
@@ -236,6 +241,23 @@ spec:
   };
 }
 
+/**
+ * module.yaml of module i when the fleet has functional modules (issue 34): the second half of the
+ * fleet, split into `functionalDepth` levels of equal size; a module of level L > 0 requires the module
+ * at its place in level L-1 and the next one there (a fan-in of two), so the longest chain of
+ * requirements has `functionalDepth` modules. The first half stays critical (no module.yaml).
+ */
+export function functionalModuleYaml(i: number, s: FleetShape): string | undefined {
+  const first = Math.floor(s.modules / 2);
+  if (!s.functionalDepth || i < first) return undefined;
+  const size = Math.ceil((s.modules - first) / s.functionalDepth);
+  const j = i - first;
+  const level = Math.floor(j / size);
+  const required = level === 0 ? [] : [j - size, j - size + 1].filter((k) => k < level * size).map((k) => fleetModuleName(first + k));
+  const requirements = required.length ? `requirements:\n  modules:\n${required.map((r) => `    ${r}: ">= 0.0.0"\n`).join('')}` : '';
+  return `name: ${fleetModuleName(i)}\nweight: ${10 + Math.floor(i / 2)}\n${requirements}`;
+}
+
 /** Writes the fleet under `root` and returns where things are. */
 export function generateFleet(root: string, shape: Partial<FleetShape> = {}): Fleet {
   const s: FleetShape = { ...DEFAULT_SHAPE, ...shape };
@@ -253,6 +275,8 @@ export function generateFleet(root: string, shape: Partial<FleetShape> = {}): Fl
     mkdirSync(join(dir, 'hooks'), { recursive: true });
     mkdirSync(join(dir, 'templates'), { recursive: true });
     writeFileSync(join(dir, 'Chart.yaml'), `apiVersion: v2\nname: ${name}\nversion: 0.1.0\n`);
+    const moduleYaml = functionalModuleYaml(i, s);
+    if (moduleYaml) writeFileSync(join(dir, 'module.yaml'), moduleYaml);
     writeFileSync(
       join(dir, 'values.yaml'),
       `${key}:\n  replicas: ${1 + (i % 3)}\n  image:\n    repository: registry.example.com/fleet/${name}\n    tag: v1.${i}\n  internal: {}\n  settings:\n    logLevel: info\n    features: [a, b, c]\n    limits: {cpu: 100m, memory: 64Mi}\n`,

@@ -16,7 +16,7 @@ import type { JsonObject } from '../util/json.js';
 import { loadChart } from './chart.js';
 import { manifestDiff } from './diff.js';
 import { HookRunner } from './hooks.js';
-import { ClusterObjects, manifestObjects, type PlacedObject } from './objects.js';
+import { apiMessage, ClusterObjects, manifestObjects, type PlacedObject } from './objects.js';
 import { isPending, type Release } from './release-record.js';
 import { ReleaseStore } from './release-secrets.js';
 import { waitForRelease } from './release-wait.js';
@@ -26,7 +26,10 @@ import { ownership, placedObjects, type CrdMode, type ReleaseContext, type Relea
 import { absentObjects } from './release-actions/absent-objects.js';
 import { decideModuleRun } from './release-actions/decide.js';
 import { inputsDigest } from './release-actions/change-detection.js';
-import { CRD_READY_MS, installReleaseCrds } from './release-actions/crds.js';
+import { CRD_READY_MS, ensureModuleCrdsNow, installReleaseCrds } from './release-actions/crds.js';
+
+/** Deckhouse's kind of a CRD conversion webhook configuration, applied ahead of the release (ModuleEnsureHooks). */
+export const CONVERSION_WEBHOOK_KIND = 'ConversionWebhook';
 import { installOrUpgrade } from './release-actions/install-or-upgrade.js';
 import { uninstallRelease } from './release-actions/uninstall.js';
 import { ReleaseStatusCheck } from './release-actions/status-check.js';
@@ -257,6 +260,36 @@ export class HelmReleases {
     const deployed = (await this.ctx.store.history(release, namespace)).filter((r) => r.info.status === 'deployed').at(-1);
     if (!deployed) return [];
     return absentObjects(this.ctx.objects, deployed);
+  }
+
+  /**
+   * The Go operator's ModuleEnsureCRDs ahead of a converge: the module directory's crds/ CRDs created
+   * or updated (with the extra labels) and waited for until served; their names.
+   */
+  async ensureModuleCrds(release: string, moduleDir: string): Promise<string[]> {
+    const applied = await ensureModuleCrdsNow(this.ctx, moduleDir, release);
+    if (applied.length) this.renderer.invalidateCapabilities();
+    return applied;
+  }
+
+  /**
+   * The Go operator's ModuleEnsureHooks (#790): the release's objects of kind ConversionWebhook, as its
+   * next install or upgrade renders them, created or updated ahead of that release, which then adopts
+   * them. Returns how many were applied.
+   */
+  async ensureConversionWebhooks(request: ReleaseRequest): Promise<number> {
+    const chart = loadChart(request.chartDir, { syntheticName: request.release });
+    const rendered = await this.renderer.forAction(chart, request, await this.nextAction(request));
+    const webhooks = manifestObjects(rendered.manifests).filter((o) => o.kind === CONVERSION_WEBHOOK_KIND);
+    for (const o of webhooks) {
+      const placed = await this.ctx.objects.placeOrFail(o, request.namespace);
+      try {
+        await this.ctx.objects.apply(placed, { labels: {}, annotations: {} });
+      } catch (e) {
+        throw new Error(`release ${request.release}: applying ${o.kind} ${o.name} (${o.source}) ahead of the release failed: ${apiMessage(e)}`, { cause: e });
+      }
+    }
+    return webhooks.length;
   }
 
   /** Forgets the discovered capabilities (after CRDs were added, say). */

@@ -3,7 +3,7 @@
  * module"): directories `NNN-name` or `name`, ordered by number (or module.yaml's `weight`) then name;
  * symlinks followed.
  */
-import { readdirSync, statSync, realpathSync, accessSync, constants, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, realpathSync, accessSync, constants, existsSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, UserErrors } from '../util/errors.js';
 import { isValidModuleName, moduleValuesKey } from './names.js';
@@ -37,6 +37,10 @@ export interface ModuleDefinition {
   modulesDir: string;
   /** Chart.yaml or templates/ exists: the module has a Helm chart. */
   hasChart: boolean;
+  /** The module has a crds/ directory (ModuleEnsureCRDs when it becomes enabled). */
+  hasCrds: boolean;
+  /** A file of templates/ names the kind ConversionWebhook (ModuleEnsureHooks; Go's cheap check). */
+  hasConversionWebhooks: boolean;
   /** `<module>/values.yaml`, when it exists. */
   valuesFile?: string;
   hooksDir?: string;
@@ -139,6 +143,8 @@ export function discoverModules(opts: DiscoveryOptions): ModuleDefinition[] {
         path,
         modulesDir,
         hasChart: existsSync(join(path, 'Chart.yaml')) || existsSync(join(path, 'templates')),
+        hasCrds: existsSync(join(path, 'crds')),
+        hasConversionWebhooks: templatesMention(join(path, 'templates'), 'ConversionWebhook'),
         openapiDir: join(path, 'openapi'),
       };
       if (yaml) def.definitionFile = yaml.file;
@@ -156,6 +162,25 @@ export function discoverModules(opts: DiscoveryOptions): ModuleDefinition[] {
   if (!problems.length) problems.push(...checkRequirements([...byName.values()]));
   if (problems.length) throw new UserErrors('module discovery failed', problems);
   return [...byName.values()].sort(compareModules);
+}
+
+/** A file under `dir` (recursively) contains `text`; false when there is no `dir`. */
+function templatesMention(dir: string, text: string): boolean {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  return entries.some((e) => {
+    const full = join(dir, e.name);
+    if (e.isDirectory()) return templatesMention(full, text);
+    try {
+      return readFileSync(full, 'utf8').includes(text);
+    } catch {
+      return false;
+    }
+  });
 }
 
 export function compareModules(a: { order: number; name: string }, b: { order: number; name: string }): number {

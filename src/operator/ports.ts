@@ -127,6 +127,13 @@ export interface HelmPort {
    * monitor's watches see it; undefined when the release is not watched.
    */
   objectHealth?(release: string, namespace: string): ObjectStatusEntry[] | undefined;
+  /**
+   * The module directory's crds/ CRDs created or updated and served (ModuleEnsureCRDs, before the
+   * converge's module runs); the names of those applied.
+   */
+  ensureModuleCrds?(release: string, moduleDir: string): Promise<string[]>;
+  /** The release's ConversionWebhook objects applied ahead of it (ModuleEnsureHooks); how many. */
+  ensureConversionWebhooks?(request: ReleaseRequest): Promise<number>;
   /** Stops the resources monitor (at the operator's stop). */
   stop?(): Promise<void>;
 }

@@ -85,6 +85,13 @@ export interface ModuleDeleteMeta {
   event: string;
 }
 
+/** ModuleEnsureCRDs / ModuleEnsureHooks: a module's CRDs or ConversionWebhooks ahead of the converge's runs. */
+export interface ModuleEnsureMeta {
+  kind: 'ModuleEnsureCRDs' | 'ModuleEnsureHooks';
+  module: string;
+  event: string;
+}
+
 export interface ModulePurgeMeta {
   kind: 'ModulePurge';
   release: string;
@@ -123,6 +130,7 @@ export type TaskMeta =
   | ModuleRunMeta
   | ParallelModuleRunMeta
   | ModuleDeleteMeta
+  | ModuleEnsureMeta
   | ModulePurgeMeta
   | ConvergeModulesMeta
   | EnableBindingsMeta
@@ -158,6 +166,8 @@ export function describeMeta(meta: TaskMeta): string {
     case 'ParallelModuleRun':
       return `Parallel run for ${meta.modules.map((m) => m.module).join(', ')}:${meta.event}`;
     case 'ModuleDelete':
+    case 'ModuleEnsureCRDs':
+    case 'ModuleEnsureHooks':
       return `${meta.module}:${meta.event}`;
     case 'ModulePurge':
       return `${meta.release}:${meta.event}`;

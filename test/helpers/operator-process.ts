@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import assert from 'node:assert/strict';
 
 export const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
@@ -29,6 +30,23 @@ export { waitFor } from './wait.js';
  */
 export function startOperator(root: string, extra: string[] = [], env: NodeJS.ProcessEnv = process.env) {
   return spawnNode(startArgs(root, extra), env);
+}
+
+/**
+ * Runs `body` against `start --sandbox` over `root` (`startOperator`): when it throws, the end of the
+ * operator's output is printed; then the operator gets SIGTERM and must exit 0.
+ */
+export async function withOperator(root: string, extra: string[], body: (op: CliProcess) => Promise<void>): Promise<void> {
+  const op = startOperator(root, extra);
+  try {
+    await body(op);
+  } catch (e) {
+    console.log(op.output().slice(-4000));
+    throw e;
+  } finally {
+    op.child.kill('SIGTERM');
+  }
+  assert.equal(await op.exited, 0, op.output().slice(-2000));
 }
 
 /** `addon-operator ARGS...` (any command) as a child process, as `startOperator` runs it. */

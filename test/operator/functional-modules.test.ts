@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { debugRequest } from '../../src/cli/debug.js';
 import { makeTree, writeTree } from '../helpers/tree.js';
-import { bashHook, startOperator, waitFor } from '../helpers/operator-process.js';
+import { bashHook, waitFor, withOperator } from '../helpers/operator-process.js';
 
 /** A module whose beforeHelm hook traces its start and end; with `gate`, it waits for that file in between. */
 function mod(dir: string, name: string, trace: string, moduleYaml?: string, gate?: string): Record<string, string> {
@@ -37,7 +37,6 @@ test('critical modules first in order, then functional modules in parallel queue
   };
   writeTree(root, files);
   const socket = join(root, 'debug.socket');
-  const { child, output, exited } = startOperator(root, ['--parallel-module-runs', '2']);
   const lines = () => {
     try {
       return readFileSync(trace, 'utf8').trim().split('\n');
@@ -45,7 +44,7 @@ test('critical modules first in order, then functional modules in parallel queue
       return [];
     }
   };
-  try {
+  await withOperator(root, ['--parallel-module-runs', '2'], async ({ output }) => {
     await waitFor(() => lines().includes('f-three start'), 'f-three to start');
     // f-three waits at its gate: f-four waits for it
     const list = JSON.parse((await debugRequest(socket, 'GET', '/module/list.json')).body) as { modules: { name: string; critical: boolean; waitsFor?: string[] }[] };
@@ -79,11 +78,5 @@ test('critical modules first in order, then functional modules in parallel queue
     assert.equal(l.length, 12, l.join('\n'));
     const after = JSON.parse((await debugRequest(socket, 'GET', '/module/list.json')).body) as { modules: { waitsFor?: string[] }[] };
     assert.ok(after.modules.every((m) => m.waitsFor === undefined));
-  } catch (e) {
-    console.log(output().slice(-4000));
-    throw e;
-  } finally {
-    child.kill('SIGTERM');
-  }
-  assert.equal(await exited, 0, output().slice(-2000));
+  });
 });

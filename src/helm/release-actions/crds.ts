@@ -95,6 +95,16 @@ async function installChartCrds(ctx: ReleaseContext, crds: readonly CrdFile[], r
   return created;
 }
 
+/**
+ * The Go operator's ModuleEnsureCRDs task ahead of a converge: the CRDs of the module directory's crds/
+ * files created or updated and waited for until served; returns their names.
+ */
+export async function ensureModuleCrdsNow(ctx: ReleaseContext, moduleDir: string, release: string): Promise<string[]> {
+  const touched = await ensureModuleCrds(ctx, moduleCrdFiles(moduleDir), release);
+  for (const t of touched) await waitUntilServed(ctx, t.placed, t.source, release);
+  return touched.map((t) => t.placed.name);
+}
+
 /** The Go operator's ModuleEnsureCRDs: each CRD of the module's crd files created or updated; those applied. */
 async function ensureModuleCrds(ctx: ReleaseContext, files: ModuleCrdFile[], release: string): Promise<{ placed: PlacedObject; source: string }[]> {
   const applied: { placed: PlacedObject; source: string }[] = [];

@@ -94,6 +94,20 @@ function scheduleFunctional(rt: Runtime, functional: readonly string[]): void {
   );
 }
 
+/**
+ * Ahead of the converge's deletes and runs, as the Go operator queues them: ModuleEnsureCRDs for each
+ * newly enabled module with crds/ (every enabled one at the first converge), then ModuleEnsureHooks
+ * for each enabled module whose templates name a ConversionWebhook.
+ */
+function ensureTasks(rt: Runtime, enabled: readonly string[], newlyEnabled: ReadonlySet<string>): OperatorTask[] {
+  const first = !rt.convergeStatus.ready;
+  const def = (m: string) => rt.manager.module(m).def;
+  return [
+    ...enabled.filter((m) => def(m).hasCrds && (first || newlyEnabled.has(m))).map((module) => makeTask({ kind: 'ModuleEnsureCRDs', module, event: 'EnsureCRDs' })),
+    ...enabled.filter((m) => def(m).hasChart && def(m).hasConversionWebhooks).map((module) => makeTask({ kind: 'ModuleEnsureHooks', module, event: 'EnsureHooks' })),
+  ];
+}
+
 export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, queue) => {
   // another converge in progress: this task was put in front of it (a restart), and it ends here
   await rt.converge.takeOver(task, () => endConvergeInProgress(rt, task, queue));
@@ -141,6 +155,7 @@ export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, 
         const functional = discovery.enabled.filter((m) => !rt.manager.module(m).def.critical);
         scheduleFunctional(rt, functional);
         const head: OperatorTask[] = [
+          ...ensureTasks(rt, discovery.enabled, new Set(discovery.toEnable)),
           ...toDelete.map((module) => makeTask({ kind: 'ModuleDelete', module, event: 'Reload-All-Modules' })),
           ...moduleRunTasks(rt, critical),
         ];

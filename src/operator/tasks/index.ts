@@ -11,6 +11,7 @@ import { enableScheduleBindings } from './global-hook-enable-schedule-bindings.j
 import { globalHookRun } from './global-hook-run.js';
 import { waitKubernetesSynchronization } from './global-hook-wait-kubernetes-synchronization.js';
 import { moduleDelete } from './module-delete.js';
+import { moduleEnsureCrds, moduleEnsureHooks } from './module-ensure.js';
 import { moduleHookRun } from './module-hook-run.js';
 import { modulePurge } from './module-purge.js';
 import { moduleRun } from './module-run.js';
@@ -28,6 +29,8 @@ export const TASK_HANDLERS: { readonly [K in TaskKind]: TaskHandler<K> } = {
   ModuleRun: moduleRun,
   ParallelModuleRun: parallelModuleRun,
   ModuleDelete: moduleDelete,
+  ModuleEnsureCRDs: moduleEnsureCrds,
+  ModuleEnsureHooks: moduleEnsureHooks,
   ModulePurge: modulePurge,
   DiscoverHelmReleases: discoverHelmReleases,
   ApplyKubeConfigValues: applyKubeConfigValues,
