@@ -114,7 +114,14 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
   if (sandbox) await ensureNamespace(kc, namespace);
 
   const mapper = new RestMapper(kc);
-  const monitors = new KubeMonitors({ kc, resolve: (apiVersion, kind) => mapper.resolve(apiVersion, kind) });
+  const monitors = new KubeMonitors({
+    kc,
+    resolve: (apiVersion, kind) => mapper.resolve(apiVersion, kind),
+    onInformerDead: (gvr, namespace) => {
+      metrics?.informerDead(gvr, namespace);
+      log.warn({ gvr, namespace }, 'informer for index is stopped, recreating it');
+    },
+  });
   // hooks' Kubernetes operations go through a client of their own (OBJECT_PATCHER_KUBE_CLIENT_*), and
   // Helm through another without a rate limit, as the Go original's helm3lib has its own client
   const patcher = new ObjectPatcher({ kc: cloneClient(kc, { ...checked.patcherClient, component: 'object_patcher', onLimitDropped: () => limitDropped(log, 'object_patcher', '--object-patcher-kube-client-qps') }), mapper });

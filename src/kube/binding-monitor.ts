@@ -52,6 +52,8 @@ export interface KubeMonitorsOptions {
   watchTimeoutSeconds?: number;
   /** Retry delays of discovery and of the informers (default 0.5 s doubling to 30 s). */
   backoff?: Backoff;
+  /** A shared informer was found dead (its loop ended) and made anew (shell-operator's factory_informer_dead_total). */
+  onInformerDead?: (gvr: string, namespace: string) => void;
 }
 
 export class KubeMonitors {
@@ -63,7 +65,7 @@ export class KubeMonitors {
   constructor(private readonly opts: KubeMonitorsOptions) {}
 
   createMonitor(binding: KubernetesBinding, options: MonitorOptions): BindingMonitor {
-    return new Monitor(binding, options, this.opts, this.objects, (spec) => this.informer(spec));
+    return new Monitor(binding, options, this.opts, this.objects, (spec, where) => this.informer(spec, where));
   }
 
   /** How many shared informers run. */
@@ -71,9 +73,15 @@ export class KubeMonitors {
     return this.informers.size;
   }
 
-  private informer(spec: InformerSpec): SharedInformer {
+  /** The informer of `spec`; one found dead is dropped and made anew, and reported (`where`: its GVR and namespace). */
+  private informer(spec: InformerSpec, where: { gvr: string; namespace: string }): SharedInformer {
     const key = `${spec.path}\0${spec.labelSelector ?? ''}\0${spec.fieldSelector ?? ''}`;
     let informer = this.informers.get(key);
+    if (informer?.dead) {
+      this.opts.onInformerDead?.(where.gvr, where.namespace);
+      this.informers.delete(key);
+      informer = undefined;
+    }
     if (!informer) {
       informer = new SharedInformer(spec, this.opts, () => this.informers.delete(key));
       this.informers.set(key, informer);
@@ -141,6 +149,11 @@ class SharedInformer {
       if (objects.length) h.onSync(objects, keys);
       return this.synced ? undefined : this.started;
     });
+  }
+
+  /** Its informer's loop ended without a stop: it delivers nothing more. */
+  get dead(): boolean {
+    return this.informer.dead;
   }
 
   leave(h: InformerHandlers): Promise<void> {
@@ -227,7 +240,7 @@ class Monitor implements BindingMonitor {
     private readonly options: MonitorOptions,
     private readonly opts: KubeMonitorsOptions,
     private readonly shared: SharedObjects,
-    private readonly sharedInformer: (spec: InformerSpec) => SharedInformer,
+    private readonly sharedInformer: (spec: InformerSpec, where: { gvr: string; namespace: string }) => SharedInformer,
   ) {
     this.backoff = opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
   }
@@ -374,7 +387,8 @@ class Monitor implements BindingMonitor {
     let started: Promise<void>;
     let stop: () => Promise<void>;
     if (this.binding.keepFullObjectsInMemory) {
-      const shared = this.sharedInformer(spec);
+      const t = this.target!;
+      const shared = this.sharedInformer(spec, { gvr: `${t.group}/${t.version}, Resource=${t.resource}`, namespace });
       started = shared.join(handlers);
       stop = () => shared.leave(handlers);
     } else {

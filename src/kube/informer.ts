@@ -84,6 +84,7 @@ export class Informer {
   private listKind: { apiVersion?: string; kind?: string } = {};
   private resourceVersion: string | undefined;
   private stopped = false;
+  private ended = false;
   private running: Promise<void> | undefined;
   /** Aborted by stop(): ends a list or a watch at once, also one the server has not answered yet. */
   private readonly abort = new AbortController();
@@ -98,8 +99,13 @@ export class Informer {
   /** Starts; resolves after the first successful list (retrying with backoff until then or stop()). */
   start(): Promise<void> {
     return new Promise<void>((resolve) => {
-      this.running = this.loop(resolve);
+      this.running = this.loop(resolve).finally(() => (this.ended = true));
     });
+  }
+
+  /** Its loop ended without stop() (an unexpected error): it delivers nothing more. */
+  get dead(): boolean {
+    return this.ended && !this.stopped;
   }
 
   async stop(): Promise<void> {

@@ -155,6 +155,9 @@ export class OperatorMetrics {
       jqFilterSeconds: histogram('kube_jq_filter_duration_seconds', 'Duration of jqFilter runs of kubernetes bindings', KUBE_LABELS),
       kubeEventSeconds: histogram('kube_event_duration_seconds', 'Duration of handling a Kubernetes event', KUBE_LABELS),
       watchErrors: counter('kubernetes_client_watch_errors_total', 'Errors of Kubernetes watches', ['error_type']),
+      // shell-operator's #922: a hook fed an empty snapshot, and an informer found dead and recreated
+      monitorMissing: counter('binding_monitor_missing_total', 'Snapshot reads of a configured kubernetes binding whose monitor is not running (the hook got an empty snapshot)', ['binding']),
+      informerDead: counter('factory_informer_dead_total', 'Shared informers found stopped and recreated when a monitor started', ['gvr', 'namespace']),
       requestLatency: histogram('kubernetes_client_request_latency_seconds', 'Latency of Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS),
       requestResult: counter('kubernetes_client_request_result_total', 'Results of Kubernetes API requests', ['component', 'code', 'method', 'host']),
       patcherRequestLatency: fam.add(new HistogramFamily('object_patcher_kubernetes_client_request_latency_seconds', 'Latency of the object patcher\'s Kubernetes API requests', ['component', 'verb', 'url'], KUBE_CLIENT_BUCKETS)),
@@ -304,6 +307,16 @@ export class OperatorMetrics {
 
   watchError(errorType: string): void {
     this.m.watchErrors.inc([errorType]);
+  }
+
+  /** A snapshot of the binding was read while its monitor was not running (shell-operator's #922). */
+  bindingMonitorMissing(binding: string): void {
+    this.m.monitorMissing.inc([binding]);
+  }
+
+  /** A shared informer was found stopped and made anew (`gvr`: Go's `group/version, Resource=r`). */
+  informerDead(gvr: string, namespace: string): void {
+    this.m.informerDead.inc([gvr, namespace]);
   }
 
   /**

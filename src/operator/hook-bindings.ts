@@ -14,6 +14,8 @@ export interface HookEventSink {
   kubernetes(hook: Hook, binding: KubernetesBinding, context: EventContext): void;
   schedule(hook: Hook, binding: ScheduleBinding): void;
   monitorError(hook: Hook, binding: KubernetesBinding, error: Error): void;
+  /** A snapshot of a configured kubernetes binding was read while its monitor is not running: it is empty. */
+  monitorMissing?(hook: Hook, binding: string): void;
   /** Where a binding's monitor reports its timings, if anywhere. */
   timings?(hook: Hook, binding: KubernetesBinding): MonitorTimings;
 }
@@ -67,8 +69,16 @@ export class HookBindings {
     return this.kube.length > 0;
   }
 
-  /** The hook's current snapshots, by binding name (bindings sharing a name share it). */
-  readonly snapshots: SnapshotSource = (name) => this.kube.filter((s) => s.binding.name === name).flatMap((s) => s.monitor.snapshot());
+  /**
+   * The hook's current snapshots, by binding name (bindings sharing a name share it). A configured
+   * binding without a running monitor gives an empty one, and the sink hears of it (shell-operator's
+   * binding_monitor_missing_total).
+   */
+  readonly snapshots: SnapshotSource = (name) => {
+    const states = this.kube.filter((s) => s.binding.name === name);
+    if (!states.length && this.hook.config.kubernetes.some((b) => b.name === name)) this.deps.sink.monitorMissing?.(this.hook, name);
+    return states.flatMap((s) => s.monitor.snapshot());
+  };
 
   /** How many objects `snapshots(name)` holds, without building it. */
   snapshotSize(name: string): number {

@@ -95,6 +95,10 @@ export class Operator {
         opts.metrics?.watchError(/\b410\b|expired|too old/i.test(error.message) ? 'expired' : 'fail');
         this.log.error({ hook: hook.name, module: hook.module, binding: binding.name, error: error.message }, 'kubernetes monitor error');
       },
+      monitorMissing: (hook, binding) => {
+        opts.metrics?.bindingMonitorMissing(binding);
+        this.log.error({ hook: hook.name, module: hook.module, binding }, 'no monitor for configured kubernetes binding, snapshot is empty');
+      },
       ...(opts.metrics ? { timings: (hook: Hook, binding: KubernetesBinding) => opts.metrics!.kubeBindingTimings({ module: hook.module ?? '', hook: hook.name, binding: binding.name, queue: binding.queue, kind: binding.kind }) } : {}),
     };
     this.rt = new Runtime(

@@ -25,6 +25,8 @@ const EXPECTED: Record<string, [string, string[]]> = {
   module_run_errors_total: ['counter', ['module']],
   module_delete_errors_total: ['counter', ['module']],
   mm_module_info: ['gauge', ['module', 'enabled', 'critical']],
+  binding_monitor_missing_total: ['counter', ['binding']],
+  factory_informer_dead_total: ['counter', ['gvr', 'namespace']],
   module_hook_run_seconds: ['histogram', ['module', 'hook', 'binding', 'queue', 'activation']],
   module_hook_run_user_cpu_seconds: ['histogram', ['module', 'hook', 'binding', 'queue', 'activation']],
   module_hook_run_sys_cpu_seconds: ['histogram', ['module', 'hook', 'binding', 'queue', 'activation']],
