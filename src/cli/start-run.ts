@@ -15,6 +15,7 @@ import { registerKubeConnectionMetrics } from '../metrics/kube-connection-metric
 import { DRIFT_MODES, type DriftMode } from '../helm/release-object-monitor.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { UserError, errorMessage } from '../util/errors.js';
+import { parseAppliedExtenders } from '../modules/enabled.js';
 import { labelKeyProblem, labelValueProblem } from '../hooks/config-checks.js';
 import { parseDuration, parseOrder, parsePort } from './env.js';
 import { OperatorMetrics } from '../metrics/operator-metrics.js';
@@ -77,6 +78,7 @@ function checkOptions(opts: StartOptions) {
   parsePodStart(opts.sandboxPodStart ?? '0.5s', '--sandbox-pod-start');
   const helmDrift = (opts.helmDrift ?? 'fix') as DriftMode;
   if (!DRIFT_MODES.includes(helmDrift)) throw new UserError(`--helm-drift: "${opts.helmDrift}" is not one of ${DRIFT_MODES.join(', ')}`);
+  if (opts.shellChrootDir) throw new UserError(`--shell-chroot-dir (env SHELL_CHROOT_DIR): "${opts.shellChrootDir}": running hooks in a chroot is not supported (docs/compatibility.md)`);
   return {
     unnumberedOrder: parseOrder(opts.unnumberedModulesOrder, '--unnumbered-modules-order'),
     hookTimeoutMs: parseDuration(opts.hookTimeout, '--hook-timeout'),
@@ -88,6 +90,8 @@ function checkOptions(opts: StartOptions) {
     listenPort: parsePort(opts.listenPort, '--listen-port'),
     parallelModuleRuns: Math.max(1, parseOrder(opts.parallelModuleRuns ?? '1', '--parallel-module-runs')),
     kubeClient: clientLimit(opts.kubeClientQps, opts.kubeClientBurst, '--kube-client'),
+    helmMonitorClient: clientLimit(opts.helmMonitorKubeClientQps, opts.helmMonitorKubeClientBurst, '--helm-monitor-kube-client'),
+    extenders: parseAppliedExtenders(opts.appliedModuleExtenders ?? '', '--applied-module-extenders'),
     patcherClient: {
       ...clientLimit(opts.objectPatcherKubeClientQps, opts.objectPatcherKubeClientBurst, '--object-patcher-kube-client'),
       timeoutMs: parseDuration(opts.objectPatcherKubeClientTimeout ?? '10s', '--object-patcher-kube-client-timeout'),

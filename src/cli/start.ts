@@ -33,6 +33,12 @@ export interface StartOptions {
   objectPatcherKubeClientQps?: string;
   objectPatcherKubeClientBurst?: string;
   objectPatcherKubeClientTimeout: string;
+  /** Unset: the default, dropped when the API server runs API Priority and Fairness. */
+  helmMonitorKubeClientQps?: string;
+  helmMonitorKubeClientBurst?: string;
+  strictCheckValuesModeEnabled: boolean;
+  appliedModuleExtenders: string;
+  shellChrootDir: string;
   logLevel: string;
   logType: string;
   logNoTime: boolean;
@@ -102,6 +108,23 @@ export function registerStart(program: Command): Command {
     )
     .option('--object-patcher-kube-client-burst <n>', 'burst of that client (env OBJECT_PATCHER_KUBE_CLIENT_BURST; default 10)', fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_BURST'], '') || undefined)
     .option('--object-patcher-kube-client-timeout <duration>', 'time limit of each of its requests (env OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT)', fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'], '10s'))
+    .option(
+      '--helm-monitor-kube-client-qps <n>',
+      "requests a second of the Helm resources monitor's client, its reads besides the watches (env HELM_MONITOR_KUBE_CLIENT_QPS; default 5, dropped under API Priority and Fairness as the main client's)",
+      fromEnv(['HELM_MONITOR_KUBE_CLIENT_QPS'], '') || undefined,
+    )
+    .option('--helm-monitor-kube-client-burst <n>', 'burst of that client (env HELM_MONITOR_KUBE_CLIENT_BURST; default 10)', fromEnv(['HELM_MONITOR_KUBE_CLIENT_BURST'], '') || undefined)
+    .option(
+      '--strict-check-values-mode-enabled',
+      'every modules dir and every module must have a values.yaml, else the start fails naming the missing ones (env STRICT_CHECK_VALUES_MODE_ENABLED)',
+      envBool(['STRICT_CHECK_VALUES_MODE_ENABLED']),
+    )
+    .option(
+      '--applied-module-extenders <list>',
+      'the sources of the enabled state that take part, comma-separated: Static (values files), DynamicallyEnabled (global hooks), KubeConfig (the ConfigMap), ScriptEnabled (enabled scripts); empty: all',
+      fromEnv(['ADDON_OPERATOR_APPLIED_MODULE_EXTENDERS', 'APPLIED_MODULE_EXTENDERS'], ''),
+    )
+    .option('--shell-chroot-dir <dir>', 'not supported: hooks are not run in a chroot; a value stops the start (docs/compatibility.md)', fromEnv(['ADDON_OPERATOR_SHELL_CHROOT_DIR', 'SHELL_CHROOT_DIR'], ''))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error').default(fromEnv(['LOG_LEVEL'], 'info')))
     .addOption(new Option('--log-type <type>', 'json, text or color').default(fromEnv(['LOG_TYPE'], 'text')))
     .option('--log-no-time', 'no timestamps in logs', envBool(['LOG_NO_TIME']))

@@ -113,6 +113,8 @@ export interface HelmReleasesOptions {
    * no-change runs check absence against the watches instead of reading every object.
    */
   monitor?: {
+    /** The client of the monitor's watches and reads (HELM_MONITOR_KUBE_CLIENT_*; default `kc`). */
+    kc?: KubeConfig;
     drift?: DriftMode;
     onAbsent?: (release: string, resources: string[]) => void;
     onDrift?: (report: DriftReport) => void;
@@ -154,10 +156,10 @@ export class HelmReleases {
     const extraLabels = options.extraLabels ?? {};
     if (options.monitor) {
       this.monitor = new ReleaseMonitor({
-        kc: options.kc,
         mapper: options.mapper,
         fieldManager,
         ...options.monitor,
+        kc: options.monitor.kc ?? options.kc,
         log,
         reapply: (release, namespace, p) =>
           this.locked(`${namespace}/${release}`, async () => {

@@ -7,6 +7,7 @@
  * Deckhouse's module-dependency extender does. Each result says who decided.
  */
 import type { EnabledFlag } from '../config/configmap.js';
+import { UserError } from '../util/errors.js';
 import type { Module, ModuleSet } from './module-set.js';
 
 export type EnabledReason =
@@ -30,11 +31,37 @@ export interface DynamicFlag {
   hook: string;
 }
 
+/**
+ * The Go operator's module extenders, the sources of the enabled state (APPLIED_MODULE_EXTENDERS):
+ * values files (Static), flags set by global hooks (DynamicallyEnabled), the ConfigMap (KubeConfig),
+ * `enabled` scripts (ScriptEnabled).
+ */
+export const ENABLED_EXTENDERS = ['Static', 'DynamicallyEnabled', 'KubeConfig', 'ScriptEnabled'] as const;
+export type EnabledExtender = (typeof ENABLED_EXTENDERS)[number];
+
+/**
+ * `--applied-module-extenders`: a comma-separated list of extenders that take part (all when empty);
+ * an unknown or repeated name is an error, as in Go. Their order is the specification's, whatever the
+ * list's (docs/compatibility.md).
+ */
+export function parseAppliedExtenders(text: string, flag: string): ReadonlySet<EnabledExtender> {
+  if (text.trim() === '') return new Set(ENABLED_EXTENDERS);
+  const out = new Set<EnabledExtender>();
+  for (const name of text.split(',').map((s) => s.trim())) {
+    if (!(ENABLED_EXTENDERS as readonly string[]).includes(name)) throw new UserError(`${flag}: couldn't find ${name} extender in the list of available extenders (${ENABLED_EXTENDERS.join(', ')})`);
+    if (out.has(name as EnabledExtender)) throw new UserError(`${flag}: there are multiple entries for ${name} extender`);
+    out.add(name as EnabledExtender);
+  }
+  return out;
+}
+
 export interface EnabledInputs {
   /** `<name>Enabled` (or legacy `<name>: "false"`) from the ConfigMap, by values key. */
   configFlags: ReadonlyMap<string, EnabledFlag>;
   /** Flags set by global hooks' patches, by values key. */
   dynamicFlags?: ReadonlyMap<string, DynamicFlag>;
+  /** The sources that take part (all when absent). */
+  extenders?: ReadonlySet<EnabledExtender>;
 }
 
 /** Runs a module's `enabled` script with the modules enabled so far; returns its answer. */
@@ -61,11 +88,12 @@ export function describeReason(r: EnabledReason): string {
 /** The merged flag of one module before its script runs. */
 export function flagOf(module: Module, inputs: EnabledInputs): { value: boolean; reason: EnabledReason } {
   let decided: { value: boolean; reason: EnabledReason } = { value: false, reason: { kind: 'default' } };
-  for (const f of module.fileFlags) decided = { value: f.value, reason: { kind: 'file', file: f.file, key: f.key } };
+  const applied = (e: EnabledExtender) => inputs.extenders?.has(e) ?? true;
+  if (applied('Static')) for (const f of module.fileFlags) decided = { value: f.value, reason: { kind: 'file', file: f.file, key: f.key } };
   const key = module.def.valuesKey;
-  const cm = inputs.configFlags.get(key);
+  const cm = applied('KubeConfig') ? inputs.configFlags.get(key) : undefined;
   if (cm) decided = { value: cm.value, reason: { kind: 'configmap', key: cm.key } };
-  const dyn = inputs.dynamicFlags?.get(key);
+  const dyn = applied('DynamicallyEnabled') ? inputs.dynamicFlags?.get(key) : undefined;
   if (dyn) decided = { value: dyn.value, reason: { kind: 'global-hook', hook: dyn.hook } };
   return decided;
 }
@@ -93,7 +121,7 @@ export async function resolveEnabled(set: ModuleSet, inputs: EnabledInputs, runS
     const flag = flagOf(module, inputs);
     let decision: EnabledDecision = { name: module.def.name, enabled: flag.value, reason: flag.reason };
     const missing = flag.value ? disabledRequirement(module, decided) : undefined;
-    const script = module.def.enabledScript;
+    const script = (inputs.extenders?.has('ScriptEnabled') ?? true) ? module.def.enabledScript : undefined;
     if (missing !== undefined) {
       decision = byRequirement(module, missing);
     } else if (flag.value && script) {

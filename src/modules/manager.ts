@@ -13,7 +13,7 @@ import { applyValuesOutputs } from '../hooks/apply-values.js';
 import type { HookOutputs } from '../hooks/executor.js';
 import type { BindingContext, SnapshotSource } from '../hooks/binding-context.js';
 import { loadModuleSet, type Module, type ModuleSet } from './module-set.js';
-import { resolveEnabled, type DynamicFlag, type EnabledDecision } from './enabled.js';
+import { resolveEnabled, type DynamicFlag, type EnabledDecision, type EnabledExtender } from './enabled.js';
 import { enabledScriptRunner } from './enabled-script.js';
 import { splitPathList } from './discovery.js';
 
@@ -21,6 +21,10 @@ export interface ModuleManagerOptions {
   modulesDir: string;
   globalHooksDir: string;
   unnumberedOrder?: number;
+  /** Every modules dir and every module must have a values.yaml (STRICT_CHECK_VALUES_MODE_ENABLED). */
+  strictValues?: boolean;
+  /** The sources of the enabled state that take part (APPLIED_MODULE_EXTENDERS; all when absent). */
+  extenders?: ReadonlySet<EnabledExtender>;
   tmpDir: string;
   hookTimeoutMs: number;
   keepTmpFiles?: boolean;
@@ -98,7 +102,7 @@ export class ModuleManager {
 
   /** Loads modules and global hooks; a bad global hook is an error (the operator exits with 1). */
   static async load(opts: ModuleManagerOptions): Promise<ModuleManager> {
-    const set = loadModuleSet({ modulesDirs: splitPathList(opts.modulesDir), globalHooksDir: opts.globalHooksDir, unnumberedOrder: opts.unnumberedOrder, warn: opts.warn });
+    const set = loadModuleSet({ modulesDirs: splitPathList(opts.modulesDir), globalHooksDir: opts.globalHooksDir, unnumberedOrder: opts.unnumberedOrder, strictValues: opts.strictValues, warn: opts.warn });
     const globalHooks = await loadHooks(join(opts.globalHooksDir, 'hooks'), { kind: 'global', timeoutMs: opts.hookTimeoutMs, onSkip: skipLogger(opts) });
     return new ModuleManager(set, globalHooks, opts);
   }
@@ -170,7 +174,7 @@ export class ModuleManager {
   async discover(): Promise<DiscoveryResult> {
     const decisions = await resolveEnabled(
       this.set,
-      { configFlags: this.configFlags, dynamicFlags: this.dynamicFlags },
+      { configFlags: this.configFlags, dynamicFlags: this.dynamicFlags, ...(this.opts.extenders ? { extenders: this.opts.extenders } : {}) },
       enabledScriptRunner({ store: this.store, tmpDir: this.opts.tmpDir, timeoutMs: this.opts.hookTimeoutMs, keepTmpFiles: this.opts.keepTmpFiles }),
     );
     const enabled = decisions.filter((d) => d.enabled).map((d) => d.name);

@@ -2,6 +2,7 @@
  * Loads everything about the modules that does not need a cluster: discovery, static values files,
  * OpenAPI schemas, and the values store built from them.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, UserErrors } from '../util/errors.js';
 import { ScopeValues, ValuesStore, loadScopeSchemas, ScopeSchemas, GLOBAL, type StaticLayer } from '../values/index.js';
@@ -27,6 +28,8 @@ export interface LoadOptions {
   /** `$GLOBAL_HOOKS_DIR`: its `openapi/` holds the global schemas. */
   globalHooksDir?: string;
   unnumberedOrder?: number;
+  /** A modules dir or a module without values.yaml is an error (the Go operator's strict mode). */
+  strictValues?: boolean;
   warn?: (message: string) => void;
 }
 
@@ -44,6 +47,13 @@ export function loadModuleSet(opts: LoadOptions): ModuleSet {
   const defs = discoverModules({ modulesDirs: opts.modulesDirs, unnumberedOrder: opts.unnumberedOrder, warn: opts.warn });
   const dirFiles = readModulesDirValues(opts.modulesDirs);
   const problems: string[] = [];
+  if (opts.strictValues) {
+    // STRICT_CHECK_VALUES_MODE_ENABLED: the Go loader then requires every values.yaml it reads
+    for (const dir of [...opts.modulesDirs, ...defs.map((d) => d.path)]) {
+      if (!existsSync(join(dir, 'values.yaml'))) problems.push(`${join(dir, 'values.yaml')} does not exist (strict check values mode: every modules dir and every module needs one)`);
+    }
+    if (problems.length) throw new UserErrors('cannot load modules', problems);
+  }
 
   const globalSchemas = opts.globalHooksDir
     ? (collect(problems, () => loadScopeSchemas(join(opts.globalHooksDir!, 'openapi'))) ?? ScopeSchemas.empty())

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { makeTree } from '../helpers/tree.js';
 import { loadModuleSet } from '../../src/modules/module-set.js';
-import { resolveEnabled, describeReason, type EnabledInputs } from '../../src/modules/enabled.js';
+import { resolveEnabled, describeReason, parseAppliedExtenders, type EnabledInputs } from '../../src/modules/enabled.js';
 import { enabledScriptRunner } from '../../src/modules/enabled-script.js';
 import { parseConfigData } from '../../src/config/configmap.js';
 import { isValidValuesKey } from '../../src/modules/names.js';
@@ -109,4 +109,25 @@ test('a script that says false may say why in $MODULE_ENABLED_REASON; the reason
   assert.deepEqual(decisions.map((d) => d.enabled), [false, false]);
   assert.match(describeReason(decisions[0]!.reason), /enabled script .*001-a\/enabled wrote "false": needs a cloud provider$/);
   assert.match(describeReason(decisions[1]!.reason), /enabled script .*002-b\/enabled wrote "false"$/);
+});
+
+test('APPLIED_MODULE_EXTENDERS: only the listed sources decide; unknown and repeated names are errors', async () => {
+  const root = makeTree({
+    'modules/values.yaml': 'aEnabled: true\nbEnabled: true\n',
+    'modules/001-a/Chart.yaml': '',
+    'modules/002-b/enabled': '#!/bin/bash\necho false > "$MODULE_ENABLED_RESULT"\n',
+  });
+  chmodSync(join(root, 'modules/002-b/enabled'), 0o755);
+  const set = loadModuleSet({ modulesDirs: [join(root, 'modules')] });
+  const runner = enabledScriptRunner({ store: set.store, tmpDir: join(tmpdir(), 'ao-test-enabled'), timeoutMs: 10_000 });
+  const decide = async (list: string) =>
+    (await resolveEnabled(set, { configFlags: new Map([['a', { value: false, key: 'aEnabled' }]]), extenders: parseAppliedExtenders(list, '--applied-module-extenders') }, runner)).map((d) => [d.name, d.enabled, d.reason.kind]);
+  // every source: the ConfigMap disables a, b's script disables b
+  assert.deepEqual(await decide(''), [['a', false, 'configmap'], ['b', false, 'script']]);
+  // the values files and the scripts only
+  assert.deepEqual(await decide('Static,ScriptEnabled'), [['a', true, 'file'], ['b', false, 'script']]);
+  // the values files only: b's script is not run
+  assert.deepEqual(await decide('Static'), [['a', true, 'file'], ['b', true, 'file']]);
+  assert.throws(() => parseAppliedExtenders('Static,Nope', '--applied-module-extenders'), /--applied-module-extenders: couldn't find Nope extender in the list of available extenders/);
+  assert.throws(() => parseAppliedExtenders('Static,Static', '--applied-module-extenders'), /multiple entries for Static extender/);
 });
