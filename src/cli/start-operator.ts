@@ -149,7 +149,8 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
       releaseLabels: { [MAINTENANCE_LABEL]: 'false' },
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
       monitor: {
-        kc: cloneClient(kc, { ...checked.helmMonitorClient, onLimitDropped: () => limitDropped(log, 'helm_monitor', '--helm-monitor-kube-client-qps') }),
+        // a client of its own only when limited: its sockets would otherwise add to the Helm client's
+        ...(checked.helmMonitorClient ? { kc: cloneClient(kc, checked.helmMonitorClient) } : {}),
         drift: checked.helmDrift,
         onAbsent: (release, resources) => operator.helmResourcesAbsent(release, resources),
         onUnexpectedStatus: (release, status) => operator.helmReleaseUnexpectedStatus(release, status),

@@ -90,7 +90,10 @@ function checkOptions(opts: StartOptions) {
     listenPort: parsePort(opts.listenPort, '--listen-port'),
     parallelModuleRuns: Math.max(1, parseOrder(opts.parallelModuleRuns ?? '1', '--parallel-module-runs')),
     kubeClient: clientLimit(opts.kubeClientQps, opts.kubeClientBurst, '--kube-client'),
-    helmMonitorClient: clientLimit(opts.helmMonitorKubeClientQps, opts.helmMonitorKubeClientBurst, '--helm-monitor-kube-client'),
+    helmMonitorClient:
+      opts.helmMonitorKubeClientQps === undefined && opts.helmMonitorKubeClientBurst === undefined
+        ? undefined
+        : { ...clientLimit(opts.helmMonitorKubeClientQps, opts.helmMonitorKubeClientBurst, '--helm-monitor-kube-client'), dropLimitUnderApf: false },
     extenders: parseAppliedExtenders(opts.appliedModuleExtenders ?? '', '--applied-module-extenders'),
     patcherClient: {
       ...clientLimit(opts.objectPatcherKubeClientQps, opts.objectPatcherKubeClientBurst, '--object-patcher-kube-client'),

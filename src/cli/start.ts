@@ -110,10 +110,10 @@ export function registerStart(program: Command): Command {
     .option('--object-patcher-kube-client-timeout <duration>', 'time limit of each of its requests (env OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT)', fromEnv(['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'], '10s'))
     .option(
       '--helm-monitor-kube-client-qps <n>',
-      "requests a second of the Helm resources monitor's client, its reads besides the watches (env HELM_MONITOR_KUBE_CLIENT_QPS; default 5, dropped under API Priority and Fairness as the main client's)",
+      "requests a second of the Helm resources monitor's client, its reads besides the watches (env HELM_MONITOR_KUBE_CLIENT_QPS; unset: the Helm client's, not limited)",
       fromEnv(['HELM_MONITOR_KUBE_CLIENT_QPS'], '') || undefined,
     )
-    .option('--helm-monitor-kube-client-burst <n>', 'burst of that client (env HELM_MONITOR_KUBE_CLIENT_BURST; default 10)', fromEnv(['HELM_MONITOR_KUBE_CLIENT_BURST'], '') || undefined)
+    .option('--helm-monitor-kube-client-burst <n>', 'burst of that client (env HELM_MONITOR_KUBE_CLIENT_BURST; default 10 when the QPS is set)', fromEnv(['HELM_MONITOR_KUBE_CLIENT_BURST'], '') || undefined)
     .option(
       '--strict-check-values-mode-enabled',
       'every modules dir and every module must have a values.yaml, else the start fails naming the missing ones (env STRICT_CHECK_VALUES_MODE_ENABLED)',
