@@ -316,6 +316,10 @@ try {
   const total = RATE * SECONDS;
   const t0 = performance.now();
   let inflight = 0;
+  // the operator's RSS each second of the churn (the sampler stops with the churn, before the processes)
+  const sample = setInterval(() => {
+    peak = Math.max(peak, procMemory(operator.pid!).rssMiB);
+  }, 1000);
   await new Promise<void>((resolve) => {
     const tick = setInterval(() => {
       const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * RATE));
@@ -335,11 +339,8 @@ try {
         resolve();
       }
     }, 10);
-    const sample = setInterval(() => {
-      peak = Math.max(peak, procMemory(operator.pid!).rssMiB);
-      if (seq >= total) clearInterval(sample);
-    }, 1000);
   });
+  clearInterval(sample);
   const churnS = (performance.now() - t0) / 1000;
   const rate = total / churnS;
   // every Pod's last status seen by the watcher (or a minute)
