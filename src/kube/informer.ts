@@ -214,6 +214,8 @@ export class Informer {
       cont = page.metadata?.continue || undefined;
       this.takePage(page, seen);
     } while (cont !== undefined && !this.stopped);
+    // stopped between two pages: the list is not whole, nothing it left out was deleted
+    if (this.stopped) return;
     // an empty first list is a sync too (of nothing)
     if (!this.synced && seen.size === 0) this.opts.onSync([], []);
     for (const [k, old] of [...this.cache]) {
