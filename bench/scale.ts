@@ -198,9 +198,10 @@ async function pool(count: number, job: (i: number) => Promise<void>): Promise<v
 async function create(call: Call, path: string, objects: (i: number) => object, count: number): Promise<number> {
   let bytes = 0;
   await pool(count, async (i) => {
-    const body = JSON.stringify(objects(i));
+    const o = objects(i) as { metadata: { namespace?: string } };
+    const body = JSON.stringify(o);
     bytes += body.length;
-    const r = await call('POST', path.replace('{ns}', (objects(i) as { metadata: { namespace?: string } }).metadata.namespace ?? ''), body);
+    const r = await call('POST', path.replace('{ns}', o.metadata.namespace ?? ''), body);
     if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body.toString().slice(0, 300)}`);
   });
   return bytes;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
-import { bashHook, startOperator, waitFor } from '../helpers/operator-process.js';
+import { bashHook, waitFor, withOperator } from '../helpers/operator-process.js';
 import { getObject } from '../helm/helpers.js';
 
 const CONFIGMAP = '/api/v1/namespaces/addons/configmaps/addon-operator';
@@ -28,8 +28,7 @@ test("a module disabled and enabled again: its hooks' values patches are gone, i
     'seed.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: addons\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: addon-operator\n  namespace: addons\ndata:\n  echo: |\n    greeting: from-configmap\n',
   });
   const kubeconfig = join(root, 'kubeconfig');
-  const { child, output, exited } = startOperator(root, ['--sandbox-seed', join(root, 'seed.yaml'), '--sandbox-kubeconfig', kubeconfig]);
-  try {
+  await withOperator(root, ['--sandbox-seed', join(root, 'seed.yaml'), '--sandbox-kubeconfig', kubeconfig], async ({ output }) => {
     await waitFor(() => output().includes('startup converge done'), 'the first converge');
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
@@ -43,11 +42,5 @@ test("a module disabled and enabled again: its hooks' values patches are gone, i
     await waitFor(async () => (await out()) !== undefined, 'the release installed again', 30_000);
     // runs counted from the static values again (2 with the patch kept), with the ConfigMap's greeting
     assert.deepEqual(await out(), { greeting: 'from-configmap', runs: '1' });
-  } catch (e) {
-    console.log(output());
-    throw e;
-  } finally {
-    child.kill('SIGTERM');
-  }
-  assert.equal(await exited, 0, output());
+  });
 });

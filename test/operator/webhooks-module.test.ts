@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
-import { bashHook, startOperator, waitFor } from '../helpers/operator-process.js';
+import { bashHook, waitFor, withOperator } from '../helpers/operator-process.js';
 
 const CONFIGMAP = '/api/v1/namespaces/addons/configmaps/addon-operator';
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/shell-operator-hooks-hooks';
@@ -35,8 +35,7 @@ test("a module's webhooks are served while it is enabled and leave the configura
     'seed.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: addons\n',
   });
   const kubeconfig = join(root, 'kubeconfig');
-  const { child, output, exited } = startOperator(root, ['--sandbox-seed', join(root, 'seed.yaml'), '--sandbox-kubeconfig', kubeconfig]);
-  try {
+  await withOperator(root, ['--sandbox-seed', join(root, 'seed.yaml'), '--sandbox-kubeconfig', kubeconfig], async ({ output }) => {
     await waitFor(() => output().includes('startup converge done'), 'the first converge');
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
@@ -59,11 +58,5 @@ test("a module's webhooks are served while it is enabled and leave the configura
     // the CRD's conversion goes back to None after the configuration is updated: waited for
     const strategy = async () => (await requestJson<any>(kc, 'GET', CRD).catch(() => undefined))?.spec?.conversion?.strategy ?? 'None';
     await waitFor(async () => (await strategy()) === 'None', "the CRD's conversion webhook gone", 60_000);
-  } catch (e) {
-    console.log(output());
-    throw e;
-  } finally {
-    child.kill('SIGTERM');
-  }
-  assert.equal(await exited, 0, output());
+  });
 });
