@@ -12,6 +12,7 @@ import type { AdmissionContext, ConversionContext } from '../hooks/binding-conte
 import type { Hook } from '../hooks/hook.js';
 import type { WebhookBinding } from '../hooks/config-types.js';
 import type { HookRunOutcome } from '../modules/manager.js';
+import { admissionReviewForHook, conversionReviewForHook } from '../hooks/webhook-reviews.js';
 import { admissionSpecOf, conversionSpecOf, DEFAULT_CONFIGURATION_ID, type AdmissionWebhookSpec, type ConversionRule } from '../hooks/webhook-specs.js';
 import { errorMessage } from '../util/errors.js';
 import { isPlainObject, type JsonObject } from '../util/json.js';
@@ -45,6 +46,12 @@ const CONVERSION_TIMEOUT_MS = 30_000;
 
 /** `metav1.Status` as Go's encoding/json writes it (`metadata` is never omitted). */
 const status = (fields: Record<string, unknown>) => ({ metadata: {}, ...fields });
+
+/**
+ * The review's kind and apiVersion as the answer carries them back: Go decodes the review into its
+ * struct and writes it again, metav1.TypeMeta's `kind` before `apiVersion`, each left out when empty.
+ */
+const typeMeta = (review: JsonObject) => ({ ...(review.kind ? { kind: review.kind } : {}), ...(review.apiVersion ? { apiVersion: review.apiVersion } : {}) });
 
 /** The version's part without the group (`stable.example.com/v1` → `v1`). */
 const shortVersion = (v: string) => v.slice(v.indexOf('/') + 1);
@@ -104,7 +111,7 @@ export class WebhookDispatcher {
     const entry = configurationId === DEFAULT_CONFIGURATION_ID ? this.admission.get(webhookId) : undefined;
     const reply = (response: Record<string, unknown>): WebhookReply => ({
       status: 200,
-      body: { ...(review.apiVersion ? { apiVersion: review.apiVersion } : {}), ...(review.kind ? { kind: review.kind } : {}), response: { uid, ...response } },
+      body: { ...typeMeta(review), response: { uid, ...response } },
     });
     if (!entry) {
       this.log.error({ configurationId, webhookId, uid }, 'AdmissionReview for a webhook no hook serves');
@@ -115,7 +122,7 @@ export class WebhookDispatcher {
     const ctx: AdmissionContext = {
       type: spec.type === 'kubernetesValidating' ? 'Validating' : 'Mutating',
       binding: spec.name,
-      review: { request },
+      review: admissionReviewForHook(request),
       includeSnapshotsFrom: entry.binding.includeSnapshotsFrom,
       ...(entry.binding.group !== undefined ? { group: entry.binding.group } : {}),
     };
@@ -151,7 +158,7 @@ export class WebhookDispatcher {
     const objects = Array.isArray(request.objects) ? (request.objects as JsonObject[]) : [];
     const reply = (response: Record<string, unknown>): WebhookReply => ({
       status: 200,
-      body: { ...(review.apiVersion ? { apiVersion: review.apiVersion } : {}), ...(review.kind ? { kind: review.kind } : {}), response: { uid, ...response } },
+      body: { ...typeMeta(review), response: { uid, ...response } },
     });
     const failed = (message: string) => {
       this.log.error({ crd: crdName, uid, desiredAPIVersion: desired, error: message }, 'conversion failed');
@@ -181,7 +188,7 @@ export class WebhookDispatcher {
           binding: link.binding.name,
           fromVersion: link.rule.fromVersion,
           toVersion: link.rule.toVersion,
-          review: { request: { ...request, objects } },
+          review: conversionReviewForHook(request, objects),
           includeSnapshotsFrom: link.binding.includeSnapshotsFrom,
           ...(link.binding.group !== undefined ? { group: link.binding.group } : {}),
         };

@@ -229,12 +229,13 @@ export class Admission {
     return selectorMatches(sel, ns ? labelsOf(JSON.parse(ns.json)) : {});
   }
 
+  /** The AdmissionReview in admission/v1's field order (metav1.TypeMeta's kind first), as the API server writes it. */
   private review(a: AdmissionAttributes, object: any): Record<string, unknown> {
     const gvk = { group: a.t.group, version: a.version, kind: a.t.kind };
     const gvr = { group: a.t.group, version: a.version, resource: a.t.plural };
     return {
-      apiVersion: 'admission.k8s.io/v1',
       kind: 'AdmissionReview',
+      apiVersion: 'admission.k8s.io/v1',
       request: {
         uid: randomUUID(),
         kind: gvk,
@@ -242,14 +243,15 @@ export class Admission {
         ...(a.subresource ? { subResource: a.subresource } : {}),
         requestKind: gvk,
         requestResource: gvr,
-        name: a.name,
-        ...(a.t.namespaced ? { namespace: a.ns } : {}),
+        ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+        ...(a.name ? { name: a.name } : {}),
+        ...(a.t.namespaced && a.ns ? { namespace: a.ns } : {}),
         operation: a.operation,
         userInfo: { username: 'sandbox', groups: ['system:masters', 'system:authenticated'] },
         object: object ?? null,
         oldObject: a.oldObject ?? null,
         dryRun: a.dryRun,
-        options: { apiVersion: 'meta.k8s.io/v1', kind: a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions' },
+        options: { kind: a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' },
       },
     };
   }

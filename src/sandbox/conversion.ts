@@ -43,7 +43,8 @@ export class Conversion {
     const todo = objects.map((o, i) => [o, i] as const).filter(([o]) => o.apiVersion !== desired);
     if (!todo.length) return objects;
     const crd = `${t.plural}.${t.group}`;
-    const review = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: randomUUID(), desiredAPIVersion: desired, objects: todo.map(([o]) => o) } };
+    // apiextensions/v1's field order, metav1.TypeMeta's kind first, as the API server writes it
+    const review = { kind: 'ConversionReview', apiVersion: 'apiextensions.k8s.io/v1', request: { uid: randomUUID(), desiredAPIVersion: desired, objects: todo.map(([o]) => o) } };
     let answer: any;
     try {
       answer = await callWebhook({ warn: (m) => (this.warned.has(crd) ? undefined : (this.warned.add(crd), this.warn(m))) }, webhook.clientConfig, `conversion of ${crd}`, review, 30, () => undefined);

@@ -395,7 +395,7 @@ async function handle(d: ServerDeps, req: IncomingMessage, res: ServerResponse):
       let obj = w.obj;
       if (admitting(d)) {
         const meta = (isObject(obj) && isObject((obj as any).metadata) ? (obj as any).metadata : {}) as Record<string, unknown>;
-        const a: AdmissionAttributes = { operation: 'CREATE', t, version, ns, name: String(meta.name ?? meta.generateName ?? ''), dryRun: ctx.dryRun ?? false };
+        const a: AdmissionAttributes = { operation: 'CREATE', t, version, ns, name: String(meta.name ?? ''), dryRun: ctx.dryRun ?? false };
         obj = await admit(d, res, a, obj, (o) => d.resources.create(t, w.version, ns, o, { ...ctx, dryRun: true }));
       }
       const r = d.resources.create(t, w.version, ns, obj, ctx, true);

@@ -108,9 +108,26 @@ function stringifySorted(value: unknown): string {
   return out.join('');
 }
 
+/** The mark of data that goJsonStringify writes in its own key order (inOwnOrder). */
+const OWN_ORDER = Symbol('written in its own key order');
+
+/**
+ * Marks an object that goJsonStringify writes with its keys in their own order, all the way down: what
+ * Go writes from a struct (its fields in declaration order) carrying runtime.RawExtension objects (the
+ * JSON it was given, as it was given), such as an AdmissionReview in a binding context.
+ */
+export function inOwnOrder<T extends object>(value: T): T {
+  Object.defineProperty(value, OWN_ORDER, { value: true });
+  return value;
+}
+
 function writeSorted(value: unknown, out: string[]): void {
   if (value === null || typeof value !== 'object') {
     out.push(JSON.stringify(value) ?? 'null');
+    return;
+  }
+  if (OWN_ORDER in value) {
+    out.push(JSON.stringify(value));
     return;
   }
   if (Array.isArray(value)) {

@@ -3,10 +3,11 @@
 // conversion and admission hooks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { makeTree } from '../helpers/tree.js';
+import { bashHook } from '../helpers/operator-process.js';
 import { loadHooks } from '../../src/hooks/hook.js';
 import { WebhookDispatcher, versionsMatched } from '../../src/operator/webhook-dispatch.js';
 
@@ -16,7 +17,10 @@ async function dispatcher(files: Record<string, string>) {
   const root = makeTree({ '.keep': '' });
   const dir = join(root, 'hooks');
   mkdirSync(dir);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(join(dir, name), text);
+    if (name.endsWith('.sh')) chmodSync(join(dir, name), 0o755);
+  }
   const hooks = await loadHooks(dir, { kind: 'global', timeoutMs: 10_000 });
   const d = new WebhookDispatcher(
     async (hook, contexts, _type, timeoutMs) => ({ outputs: await hook.run({ contexts, values: {}, configValues: {} }, { tmpDir: join(root, 'tmp'), timeoutMs }), valuesChanged: false, enabledFlagsChanged: false }),
@@ -87,4 +91,46 @@ export function run(ctx) { ${body} }
   const unknown = await admit('nobody');
   assert.equal(unknown.allowed, false);
   assert.equal(unknown.status.code, 500);
+});
+
+test("a hook's review is written in Go's struct order and the answer carries kind before apiVersion, as shell-operator's", async () => {
+  const out = join(makeTree({ '.keep': '' }), 'contexts');
+  const rules = [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }];
+  const d = await dispatcher({
+    'copy.sh': bashHook({ configVersion: 'v1', kubernetesValidating: [{ name: 'copy.example.com', rules }] }, `cat "$BINDING_CONTEXT_PATH" >> ${out}; echo '{"allowed":true}' > "$VALIDATING_RESPONSE_PATH"`),
+    'convert.sh': bashHook(
+      { configVersion: 'v1', kubernetesCustomResourceConversion: [{ name: 'alpha', crdName: `crontabs.${G}`, conversions: [{ fromVersion: `${G}/v1alpha1`, toVersion: `${G}/v1` }] }] },
+      `cat "$BINDING_CONTEXT_PATH" >> ${out}; echo '{"convertedObjects":[{"apiVersion":"${G}/v1","kind":"CronTab","metadata":{"name":"x"}}]}' > "$CONVERSION_RESPONSE_PATH"`,
+    ),
+  });
+  // the keys in another order than Go's, an unknown one, and empty omitempty fields
+  const request = {
+    options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
+    userInfo: { groups: ['g'], extra: { z: ['1'], a: ['2'] }, username: 'u' },
+    operation: 'CREATE',
+    namespace: 'ns',
+    name: '',
+    object: { metadata: { name: 'p' }, kind: 'Pod', apiVersion: 'v1' },
+    requestKind: { kind: 'Pod', version: 'v1', group: '' },
+    resource: { resource: 'pods', version: 'v1', group: '' },
+    kind: { kind: 'Pod', version: 'v1', group: '' },
+    uid: 'u1',
+    dryRun: false,
+    unknownField: 1,
+  };
+  const reply = (await d.admit('/hooks/copy-example-com', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request })).body as Record<string, unknown>;
+  assert.deepEqual(Object.keys(reply), ['kind', 'apiVersion', 'response']);
+  const converted = (await d.convert(`/crontabs.${G}`, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { objects: [{ kind: 'CronTab', apiVersion: `${G}/v1alpha1`, metadata: { name: 'x' } }], desiredAPIVersion: `${G}/v1`, uid: 'u2' } })).body as Record<string, unknown>;
+  assert.deepEqual(Object.keys(converted), ['kind', 'apiVersion', 'response']);
+  const [admission, conversion] = readFileSync(out, 'utf8').trim().split('\n');
+  assert.equal(
+    admission,
+    '[{"binding":"copy.example.com","review":{"request":{"uid":"u1","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},' +
+      '"requestKind":{"group":"","version":"v1","kind":"Pod"},"namespace":"ns","operation":"CREATE","userInfo":{"username":"u","groups":["g"],"extra":{"a":["2"],"z":["1"]}},' +
+      '"object":{"metadata":{"name":"p"},"kind":"Pod","apiVersion":"v1"},"oldObject":null,"dryRun":false,"options":{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}}},"type":"Validating"}]',
+  );
+  assert.equal(
+    conversion,
+    `[{"binding":"alpha","fromVersion":"${G}/v1alpha1","review":{"request":{"uid":"u2","desiredAPIVersion":"${G}/v1","objects":[{"kind":"CronTab","apiVersion":"${G}/v1alpha1","metadata":{"name":"x"}}]}},"toVersion":"${G}/v1","type":"Conversion"}]`,
+  );
 });

@@ -13,6 +13,8 @@ import { generateTls } from '../../src/sandbox/tls.js';
 interface Seen {
   path: string;
   review: any;
+  /** The body as sent. */
+  text: string;
 }
 
 /** A webhook server: `answer(path, request)` gives the review's response fields. */
@@ -24,7 +26,7 @@ async function webhookServer(answer: (path: string, request: any) => Record<stri
     req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => {
       const review = JSON.parse(body);
-      seen.push({ path: req.url ?? '', review });
+      seen.push({ path: req.url ?? '', review, text: body });
       const a = answer(req.url ?? '', review.request);
       if (a === 'hang') return;
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -84,6 +86,9 @@ test('validating and mutating webhooks: rules, selectors, matchConditions, patch
   assert.equal(validated.review.request.operation, 'CREATE');
   assert.equal(validated.review.request.object.data.added, 'yes');
   assert.deepEqual(validated.review.request.resource, { group: '', version: 'v1', resource: 'configmaps' });
+  // in admission/v1's field order, kind before apiVersion, omitempty fields left out, as kube-apiserver writes it
+  assert.match(validated.text, /^\{"kind":"AdmissionReview","apiVersion":"admission\.k8s\.io\/v1","request":\{"uid":"[^"]+","kind":\{"group":"","version":"v1","kind":"ConfigMap"\},"resource":\{[^}]*\},"requestKind":\{[^}]*\},"requestResource":\{[^}]*\},"name":"a","namespace":"team","operation":"CREATE","userInfo":/);
+  assert.match(validated.text, /"object":\{.*\},"oldObject":null,"dryRun":false,"options":\{"kind":"CreateOptions","apiVersion":"meta\.k8s\.io\/v1"\}\}\}$/);
   // not mutated elsewhere
   const plain = await requestJson<any>(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('b'));
   assert.equal(plain.data?.added, undefined);
