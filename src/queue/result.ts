@@ -13,6 +13,12 @@ export interface TaskResult<M = unknown> {
   tailTasks?: readonly Task<M>[];
   /** Milliseconds to sleep before the next task; overrides the backoff and the Repeat delay when > 0. */
   delayBeforeNextTask?: number;
+  /**
+   * Fail: when other tasks wait in the queue, the task goes to its tail and the next one runs at once,
+   * instead of the task being retried at the head after the backoff (the Go operator's functional
+   * ModuleRun: a failed module must not hold the modules queued behind it).
+   */
+  requeue?: boolean;
   /** Fail: the failure message stored on the task (shown by `queue list`). */
   error?: unknown;
   /** Called after the result has been applied to the queue. */

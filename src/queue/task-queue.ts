@@ -423,6 +423,10 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
         }
         task.queuedAt = this.now();
         text = `sleep after fail for ${formatGoDuration(delay)}`;
+        if (result.requeue && this.moveToTail(task)) {
+          delay = 0;
+          text = 'failed task moved to the tail';
+        }
         break;
       case 'Repeat':
         delay = this.delayOnRepeat;
@@ -459,6 +463,16 @@ export class TaskQueue<M = unknown> extends Emitter<TaskQueueEvents<M>> {
       this.onListenerError(err);
     }
     return defaultBackoff(failureCount);
+  }
+
+  /** The failed `task` goes behind the tasks waiting after it; false when none waits (it stays, to be retried). */
+  private moveToTail(task: Task<M>): boolean {
+    const i = this.items.indexOf(task);
+    if (i === -1 || this.items.length < 2) return false;
+    this.items.splice(i, 1);
+    this.items.push(task);
+    this.changed();
+    return true;
   }
 
   private applyResult(task: Task<M>, result: TaskResult<M>): void {

@@ -80,3 +80,34 @@ test('critical modules first in order, then functional modules in parallel queue
     assert.ok(after.modules.every((m) => m.waitsFor === undefined));
   });
 });
+
+test('a failed functional module run goes behind the modules queued after it in its parallel queue (as in Go): they run while it fails', async () => {
+  const root = makeTree({ 'global-hooks/.keep': '', 'trace/.keep': '' });
+  const trace = join(root, 'trace/lines');
+  const gate = join(root, 'trace/gate');
+  writeTree(root, {
+    'modules/values.yaml': 'fBadEnabled: true\nfGoodEnabled: true\n',
+    // queued first (weight 10): fails until the gate exists
+    'modules/010-f-bad/hooks/before': bashHook({ configVersion: 'v1', beforeHelm: 1 }, `echo "f-bad run" >> '${trace}'\n[[ -e '${gate}' ]] || { echo "f-bad: no gate" >&2; exit 1; }`),
+    'modules/010-f-bad/module.yaml': 'weight: 10\n',
+    'modules/020-f-good/hooks/before': bashHook({ configVersion: 'v1', beforeHelm: 1 }, `echo "f-good run" >> '${trace}'`),
+    'modules/020-f-good/module.yaml': 'weight: 20\n',
+  });
+  const lines = () => {
+    try {
+      return readFileSync(trace, 'utf8').trim().split('\n');
+    } catch {
+      return [];
+    }
+  };
+  // one parallel queue: f-good is queued behind f-bad
+  await withOperator(root, ['--parallel-module-runs', '1'], async ({ output }) => {
+    await waitFor(() => lines().includes('f-good run'), 'f-good to run while f-bad fails', 30_000);
+    assert.equal(lines()[0], 'f-bad run', lines().join('\n'));
+    assert.match(output(), /module f-bad: failed after/);
+    assert.doesNotMatch(output(), /startup converge done/);
+    writeFileSync(gate, '');
+    await waitFor(() => output().includes('startup converge done'), 'the first converge once f-bad succeeds', 60_000);
+    assert.equal(lines().filter((l) => l === 'f-good run').length, 1, lines().join('\n'));
+  });
+});

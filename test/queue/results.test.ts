@@ -342,3 +342,28 @@ test('a broken backoff function falls back to the default delay', async () => {
   assert.equal(errors.length, 2);
   await q.stop();
 });
+
+test('Fail with requeue: the task goes behind the waiting tasks, which run at once; alone it is retried after the backoff', async () => {
+  const { sleep, delays } = recordingSleep();
+  const q = new TaskQueue<Meta>('main', { sleep });
+  const failed: Array<[string, number]> = [];
+  q.on('taskFinished', (e: TaskFinishedEvent<Meta>) => {
+    if (e.status === 'Fail') failed.push([e.task.metadata.name, e.task.failureCount]);
+  });
+  const { handler, runs } = scriptedHandler({
+    A: [
+      { status: 'Fail', error: 'a', requeue: true },
+      { status: 'Fail', error: 'a', requeue: true },
+      { status: 'Success' },
+    ],
+  });
+  q.setHandler(handler);
+  q.addLast(task('A'), task('X'));
+  q.start();
+  await q.whenIdle();
+  // behind X at once; then alone: retried where it is, after the backoff
+  assert.deepEqual(runs, ['A', 'X', 'A', 'A']);
+  assert.deepEqual(failed, [['A', 1], ['A', 2]]);
+  assert.equal(delays.length, 1);
+  await q.stop();
+});

@@ -1,7 +1,8 @@
 /**
  * ModuleRun (LIFECYCLE-STEPS step 5, reference/addon-operator.md §5.6): the phases of a module run —
  * onStartup, Synchronization of its kubernetes bindings, schedules, beforeHelm, Helm, afterHelm. A run
- * of a parallel group reports its success to the group, a functional module's to the functional scheduler.
+ * of a parallel group reports its success to the group, a functional module's to the functional scheduler;
+ * a functional module's failed run goes to the tail of its parallel queue when other tasks wait there.
  */
 import { onStartupContext } from '../../hooks/binding-context.js';
 import type { Hook } from '../../hooks/hook.js';
@@ -51,6 +52,8 @@ export const moduleRun: TaskHandler<'ModuleRun'> = async (rt, task, queue) => {
     rt.functional.markDone(meta.module);
     if (rt.functional.finished()) rt.main.cancelDelay();
   }
+  // a failed functional module goes behind the modules queued after it in its parallel queue, as in Go
+  if (meta.functional && result.status === 'Fail') return { ...result, requeue: true };
   return result;
 };
 
