@@ -12,8 +12,8 @@
  * - a jq error on an object is reported and the object skipped (not cached, no event);
  * - the monitors of one `KubeMonitors` keep one parsed copy of each object version between them
  *   (`SharedObjects`): bindings of several hooks that watch the same objects do not each keep their own;
- *   those that keep full objects and watch one collection with the same selectors share one informer
- *   (one list, one watch, one parse of each change); one that starts later gets its objects as its list.
+ *   those that watch one collection with the same selectors share one informer (shared-informer.ts: one
+ *   watch, one parse of each change, one list for those that start together), whatever their jqFilter.
  *
  * Knowingly unlike shell-operator: once started, a namespace that starts matching `namespace.labelSelector`
  * reports its objects as Added, and one that stops matching reports them as Deleted, so that events always
@@ -28,6 +28,7 @@ import type { SnapshotItem } from '../hooks/binding-context.js';
 import { SharedObjects, filterObject, filterObjects, sameForHook } from '../hooks/snapshot.js';
 import { errorMessage } from '../util/errors.js';
 import { Informer, type KubeObject, type WatchEventType } from './informer.js';
+import { SharedInformer, type InformerHandlers, type InformerSpec } from './shared-informer.js';
 import { backoffDelay } from '../util/rate-limit.js';
 
 /** What `RestMapper.resolve` answers for (apiVersion, kind). */
@@ -65,7 +66,7 @@ export class KubeMonitors {
   constructor(private readonly opts: KubeMonitorsOptions) {}
 
   createMonitor(binding: KubernetesBinding, options: MonitorOptions): BindingMonitor {
-    return new Monitor(binding, options, this.opts, this.objects, (spec, where) => this.informer(spec, where));
+    return new Monitor(binding, options, this.opts, this.objects, (spec, where, keepObjects) => this.informer(spec, where, keepObjects));
   }
 
   /** How many shared informers run. */
@@ -73,95 +74,32 @@ export class KubeMonitors {
     return this.informers.size;
   }
 
-  /** The informer of `spec`; one found dead is dropped and made anew, and reported (`where`: its GVR and namespace). */
-  private informer(spec: InformerSpec, where: { gvr: string; namespace: string }): SharedInformer {
-    const key = `${spec.path}\0${spec.labelSelector ?? ''}\0${spec.fieldSelector ?? ''}`;
-    let informer = this.informers.get(key);
+  /**
+   * The informer of `spec`: one keeping full objects, or (`keepObjects` false) the one keeping full
+   * objects if it runs, else one keeping resourceVersions only. One found dead is dropped and made
+   * anew, and reported (`where`: its GVR and namespace).
+   */
+  private informer(spec: InformerSpec, where: { gvr: string; namespace: string }, keepObjects: boolean): SharedInformer {
+    const key = (full: boolean) => `${full ? 'objects' : 'versions'}\0${spec.path}\0${spec.labelSelector ?? ''}\0${spec.fieldSelector ?? ''}`;
+    if (!keepObjects) {
+      const full = this.informers.get(key(true));
+      if (full && !full.dead) return full;
+    }
+    const k = key(keepObjects);
+    let informer = this.informers.get(k);
     if (informer?.dead) {
       this.opts.onInformerDead?.(where.gvr, where.namespace);
-      this.informers.delete(key);
+      this.informers.delete(k);
       informer = undefined;
     }
     if (!informer) {
-      informer = new SharedInformer(spec, this.opts, () => this.informers.delete(key));
-      this.informers.set(key, informer);
+      const made = new SharedInformer(spec, { kc: this.opts.kc, backoff: this.opts.backoff, watchTimeoutSeconds: this.opts.watchTimeoutSeconds, keepObjects }, () => {
+        if (this.informers.get(k) === made) this.informers.delete(k);
+      });
+      informer = made;
+      this.informers.set(k, informer);
     }
     return informer;
-  }
-}
-
-/** What one informer watches. */
-interface InformerSpec {
-  path: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-}
-
-/** What a monitor's source hears from its informer. */
-interface InformerHandlers {
-  onSync: (objects: KubeObject[], keys: string[]) => void;
-  onEvent: (type: WatchEventType, object: KubeObject, key: string) => void;
-  onError: (error: Error) => void;
-}
-
-/**
- * An informer shared by the sources of monitors that keep full objects (so the informer keeps them
- * too: they are the same objects the monitors' items hold). A source that joins after the first list
- * gets the informer's current objects as its list; the informer stops when the last source leaves.
- */
-class SharedInformer {
-  private readonly handlers = new Set<InformerHandlers>();
-  /** Sources joining, until they have had what was listed so far. */
-  private readonly joining = new Set<InformerHandlers>();
-  private readonly informer: Informer;
-  private readonly started: Promise<void>;
-  private synced = false;
-
-  constructor(spec: InformerSpec, opts: KubeMonitorsOptions, private readonly onIdle: () => void) {
-    const each = (f: (h: InformerHandlers) => void) => {
-      for (const h of [...this.handlers]) f(h);
-    };
-    this.informer = new Informer({
-      kc: opts.kc,
-      ...spec,
-      backoff: opts.backoff,
-      watchTimeoutSeconds: opts.watchTimeoutSeconds,
-      onSync: (objects, keys) => each((h) => h.onSync(objects, keys)),
-      onEvent: (type, object, key) => each((h) => h.onEvent(type, object, key)),
-      onError: (e) => each((h) => h.onError(e)),
-    });
-    this.started = this.informer.start().then(() => {
-      this.synced = true;
-    });
-  }
-
-  /**
-   * Resolves once `h` has had its list (or when the informer stops before any list): the objects
-   * listed so far at once, then the rest of the list's pages as they come.
-   */
-  join(h: InformerHandlers): Promise<void> {
-    // not synchronously: the caller is still setting up what the handlers use
-    this.joining.add(h);
-    return Promise.resolve().then(() => {
-      if (!this.joining.delete(h)) return;
-      const { objects, keys } = this.informer.entries();
-      this.handlers.add(h);
-      if (objects.length) h.onSync(objects, keys);
-      return this.synced ? undefined : this.started;
-    });
-  }
-
-  /** Its informer's loop ended without a stop: it delivers nothing more. */
-  get dead(): boolean {
-    return this.informer.dead;
-  }
-
-  leave(h: InformerHandlers): Promise<void> {
-    this.handlers.delete(h);
-    this.joining.delete(h);
-    if (this.handlers.size > 0 || this.joining.size > 0) return Promise.resolve();
-    this.onIdle();
-    return this.informer.stop();
   }
 }
 
@@ -240,7 +178,7 @@ class Monitor implements BindingMonitor {
     private readonly options: MonitorOptions,
     private readonly opts: KubeMonitorsOptions,
     private readonly shared: SharedObjects,
-    private readonly sharedInformer: (spec: InformerSpec, where: { gvr: string; namespace: string }) => SharedInformer,
+    private readonly sharedInformer: (spec: InformerSpec, where: { gvr: string; namespace: string }, keepObjects: boolean) => SharedInformer,
   ) {
     this.backoff = opts.backoff ?? { initialMs: 500, maxMs: 30_000 };
   }
@@ -384,19 +322,11 @@ class Monitor implements BindingMonitor {
       onEvent: (type, object, key) => this.onEvent(source, type, object, key),
       onError: (e) => this.report(`${this.binding.kind} informer ${path}${name !== undefined ? ` (name ${name})` : ''}: ${e.message}`, e),
     };
-    let started: Promise<void>;
-    let stop: () => Promise<void>;
-    if (this.binding.keepFullObjectsInMemory) {
-      const t = this.target!;
-      const shared = this.sharedInformer(spec, { gvr: `${t.group}/${t.version}, Resource=${t.resource}`, namespace });
-      started = shared.join(handlers);
-      stop = () => shared.leave(handlers);
-    } else {
-      // only filter results are kept: an informer of its own, that keeps resourceVersions only
-      const informer = new Informer({ kc: this.opts.kc, ...spec, backoff: this.backoff, watchTimeoutSeconds: this.opts.watchTimeoutSeconds, keepObjects: false, ...handlers });
-      started = informer.start();
-      stop = () => informer.stop();
-    }
+    const t = this.target!;
+    // keeping only filter results, the informer keeps resourceVersions only (or shares one keeping objects)
+    const shared = this.sharedInformer(spec, { gvr: `${t.group}/${t.version}, Resource=${t.resource}`, namespace }, this.binding.keepFullObjectsInMemory);
+    const started = shared.join(handlers);
+    const stop = () => shared.leave(handlers);
     const source: Source = {
       stop,
       cache: new Map(),

@@ -35,8 +35,11 @@ export interface InformerOptions {
   onSync: (objects: KubeObject[], keys: string[]) => void;
   /** Objects a list page asks for (default 500). */
   pageSize?: number;
-  /** A change; `key` is the object's key, as in onSync. */
-  onEvent: (type: WatchEventType, object: KubeObject, key: string) => void;
+  /**
+   * A change; `key` is the object's key, as in onSync; `version` the resourceVersion it was seen at
+   * (the object's, for a watch event; the list's, for a change a relist found).
+   */
+  onEvent: (type: WatchEventType, object: KubeObject, key: string, version: string) => void;
   onError?: (error: Error, attempt: number) => void;
   backoff?: { initialMs: number; maxMs: number };
   /** Server-side watch timeout; a random 0–20 % is added so that watches do not end together. */
@@ -73,6 +76,61 @@ const DEFAULT_PAGE_SIZE = 500;
 export function keyParts(key: string): { namespace: string; name: string } {
   const i = key.indexOf('\0');
   return { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+/** One page of a list: its objects (apiVersion and kind filled in), their keys, the list's resourceVersion. */
+export interface ListedPage {
+  objects: KubeObject[];
+  keys: string[];
+  /** The resourceVersion of the list (every page of a list is read at the first page's). */
+  version: string;
+  /** apiVersion and kind of the list's items, when the list says. */
+  kind?: { apiVersion?: string; kind: string };
+}
+
+/**
+ * The pages of a list of `path` at `pageSize` (`limit`/`continue`), one request per page asked for.
+ * The API server leaves apiVersion and kind out of the items of built-in lists (watch events carry
+ * them): they are filled in from the list's.
+ */
+export async function* listPages(
+  opts: Pick<InformerOptions, 'kc' | 'path' | 'labelSelector' | 'fieldSelector' | 'pageSize'>,
+  signal: AbortSignal,
+): AsyncGenerator<ListedPage> {
+  let cont: string | undefined;
+  let version: string | undefined;
+  do {
+    const page = await requestJson<ListResponse>(
+      opts.kc,
+      'GET',
+      opts.path,
+      { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.pageSize ?? DEFAULT_PAGE_SIZE, continue: cont },
+      undefined,
+      undefined,
+      { signal },
+    );
+    version ??= page.metadata?.resourceVersion ?? '';
+    cont = page.metadata?.continue || undefined;
+    const kind = page.kind?.replace(/List$/, '');
+    const objects: KubeObject[] = [];
+    const keys: string[] = [];
+    for (const raw of page.items ?? []) {
+      const item = raw.kind || !kind ? raw : { apiVersion: page.apiVersion, kind, ...raw };
+      objects.push(item);
+      keys.push(keyOf(item));
+    }
+    yield { objects, keys, version, ...(kind ? { kind: { apiVersion: page.apiVersion, kind } } : {}) };
+  } while (cont !== undefined);
+}
+
+/**
+ * Whether resourceVersion `a` is newer than `b`. Versions are compared as the integers etcd and the
+ * sandbox give (Kubernetes' comparable resource versions); one that is not such an integer counts
+ * as newer (it cannot be told older).
+ */
+export function newerVersion(a: string, b: string): boolean {
+  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return true;
+  return a.length !== b.length ? a.length > b.length : a > b;
 }
 
 export class Informer {
@@ -189,63 +247,44 @@ export class Informer {
   }
 
   /**
-   * Lists in pages of `pageSize` (`limit`/`continue`), handing each page on as it comes, so that no
-   * more than a page of full objects is held at a time: before the first sync as onSync's pages,
-   * after it (a relist after 410) as the events of what changed since the cache. Keys in the cache
-   * the list did not return are Deleted at the end (also after a first list that failed half-way and
-   * was started again: its pages were handed on).
+   * Lists in pages (listPages), handing each page on as it comes, so that no more than a page of
+   * full objects is held at a time: before the first sync as onSync's pages, after it (a relist
+   * after 410) as the events of what changed since the cache. Keys in the cache the list did not
+   * return are Deleted at the end (also after a first list that failed half-way and was started
+   * again: its pages were handed on).
    */
   private async list(): Promise<void> {
     const seen = new Set<string>();
-    let cont: string | undefined;
     let listVersion: string | undefined;
-    do {
-      const page = await requestJson<ListResponse>(
-        this.opts.kc,
-        'GET',
-        this.opts.path,
-        { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector, limit: this.opts.pageSize ?? DEFAULT_PAGE_SIZE, continue: cont },
-        undefined,
-        undefined,
-        { signal: this.abort.signal },
-      );
-      // every page of a list is read at the first page's resourceVersion: the watch starts there
-      listVersion ??= page.metadata?.resourceVersion ?? '';
-      cont = page.metadata?.continue || undefined;
+    for await (const page of listPages(this.opts, this.abort.signal)) {
+      listVersion = page.version;
+      if (page.kind) this.listKind = page.kind;
       this.takePage(page, seen);
-    } while (cont !== undefined && !this.stopped);
+      if (this.stopped) break;
+    }
     // stopped between two pages: the list is not whole, nothing it left out was deleted
-    if (this.stopped) return;
+    if (this.stopped || listVersion === undefined) return;
     // an empty first list is a sync too (of nothing)
     if (!this.synced && seen.size === 0) this.opts.onSync([], []);
     for (const [k, old] of [...this.cache]) {
       if (seen.has(k)) continue;
       this.cache.delete(k);
-      this.opts.onEvent('DELETED', this.objectOf(k, old), k);
+      this.opts.onEvent('DELETED', this.objectOf(k, old), k, listVersion);
     }
     this.resourceVersion = listVersion;
   }
 
-  private takePage(page: ListResponse, seen: Set<string>): void {
-    // the API server leaves apiVersion and kind out of the items of built-in lists; watch events carry them
-    const kind = page.kind?.replace(/List$/, '');
-    if (kind) this.listKind = { apiVersion: page.apiVersion, kind };
-    const objects: KubeObject[] = [];
-    const keys: string[] = [];
-    for (const raw of page.items ?? []) {
-      const item = raw.kind || !kind ? raw : { apiVersion: page.apiVersion, kind, ...raw };
-      const k = keyOf(item);
+  private takePage(page: ListedPage, seen: Set<string>): void {
+    const { objects, keys } = page;
+    for (let i = 0; i < objects.length; i++) {
+      const item = objects[i]!;
+      const k = keys[i]!;
       seen.add(k);
-      if (this.synced) {
-        const old = this.cache.get(k);
-        this.store(k, item);
-        if (old === undefined) this.opts.onEvent('ADDED', item, k);
-        else if (rvOf(old) !== item.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', item, k);
-        continue;
-      }
+      const old = this.synced ? this.cache.get(k) : undefined;
       this.store(k, item);
-      objects.push(item);
-      keys.push(k);
+      if (!this.synced) continue;
+      if (old === undefined) this.opts.onEvent('ADDED', item, k, page.version);
+      else if (rvOf(old) !== item.metadata?.resourceVersion) this.opts.onEvent('MODIFIED', item, k, page.version);
     }
     if (!this.synced && objects.length) this.opts.onSync(objects, keys);
   }
@@ -279,7 +318,7 @@ export class Informer {
         const k = keyOf(o);
         if (type === 'DELETED') this.cache.delete(k);
         else this.store(k, o);
-        this.opts.onEvent(type, o, k);
+        this.opts.onEvent(type, o, k, rv ?? '');
       }, AbortSignal.any([this.abort.signal, ended.signal]));
     } catch (e) {
       if (isApiStatus(e, 410)) throw new Gone();

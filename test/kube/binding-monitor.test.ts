@@ -443,7 +443,8 @@ test('monitors keeping full objects with the same path and selectors share one i
   const slim = watch(binding({ kind: 'ConfigMap', jqFilter: '.data.v', keepFullObjectsInMemory: false }));
   const labelled = watch(binding({ kind: 'ConfigMap', labelSelector: { matchLabels: { app: 'x' } } }));
   await Promise.all([slim.monitor.start(), labelled.monitor.start()]);
-  assert.equal(lists(), 2, 'a binding keeping filter results only lists on its own');
+  assert.equal(lists(), 1, 'a binding keeping filter results only joins the informer keeping objects');
+  assert.deepEqual(slim.monitor.snapshot().map((i) => i.filterResult), ['1', '1', '1']);
   assert.equal(monitors.sharedInformers, 2, 'other selectors, another informer');
   assert.deepEqual(labelled.ids(), ['default/b']);
 
@@ -456,11 +457,13 @@ test('monitors keeping full objects with the same path and selectors share one i
   await until(() => later.events.length === 2, 'the later monitor still sees changes');
   assert.equal(first.events.length, 2, 'nothing after stop()');
   await Promise.all([later.monitor.stop(), labelled.monitor.stop()]);
-  assert.equal(monitors.sharedInformers, 0);
+  assert.equal(monitors.sharedInformers, 1, 'the slim monitor still holds the informer');
   await until(() => sandbox.watchCount() === 1, 'only the slim monitor still watching');
+  await slim.monitor.stop();
+  assert.equal(monitors.sharedInformers, 0);
   const again = watch(binding({ kind: 'ConfigMap' }));
   await again.monitor.start();
-  assert.equal(lists(), 3, 'a new informer once the last one stopped');
+  assert.equal(lists(), 2, 'a new informer once the last one stopped');
   assert.deepEqual(again.ids(), ['default/a', 'default/b', 'default/c']);
   assert.deepEqual([first, later, slim, labelled, again].flatMap((w) => w.errors), []);
 });
@@ -484,5 +487,47 @@ test('a list longer than a page: the Synchronization holds every object once, al
   assert.deepEqual([...first.events, ...second.events, ...slim.events], [], 'a list is no event');
   const pages = listRequests(sandbox).filter((q) => q.path === '/api/v1/configmaps');
   assert.ok(pages.every((q) => q.query.limit === '500'), 'pages of 500');
-  assert.equal(pages.length, 6, 'three pages for the shared informer, three for the slim one');
+  assert.equal(pages.length, 3, 'three pages for the shared informer, that the slim one joined too');
+});
+
+test('bindings keeping filter results only share one informer keeping resourceVersions: started together, one list; one that starts later lists on its own, and a change during its list is in its snapshot once', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch, monitors } = await setup(t);
+  const names = Array.from({ length: 1203 }, (_, i) => `cm-${String(i).padStart(4, '0')}`);
+  sandbox.load(names.map((n) => cm('default', n, '1')));
+  sandbox.clearRequestLog();
+  const pages = () => listRequests(sandbox).filter((q) => q.path === '/api/v1/configmaps');
+  const slim = (jqFilter: string) => watch(binding({ kind: 'ConfigMap', jqFilter, keepFullObjectsInMemory: false }));
+  const values = slim('.data.v');
+  const names1 = slim('.metadata.name');
+  await Promise.all([values.monitor.start(), names1.monitor.start()]);
+  assert.equal(pages().length, 3, 'one list of three pages for both');
+  assert.equal(monitors.sharedInformers, 1);
+  assert.equal(names1.monitor.snapshot().length, names.length);
+
+  // a later one: its own list, slowed down so that a change comes between its first and last page
+  sandbox.setLatency(300);
+  const late = slim('.data.v');
+  const lateStarted = late.monitor.start();
+  await until(() => pages().length === 5, 'the second page of the late monitor asked for');
+  sandbox.load([cm('default', 'cm-0000', '2')]);
+  await until(() => values.events.length === 1, 'the change seen by the running monitor');
+  await lateStarted;
+  sandbox.setLatency(0);
+  assert.equal(pages().length, 6, 'the late monitor listed three pages of its own');
+  assert.equal(monitors.sharedInformers, 1, 'and watches with the others');
+  assert.equal(sandbox.watchCount(), 1);
+  const lateValues = late.monitor.snapshot().map((i) => i.filterResult);
+  assert.equal(lateValues.length, names.length, 'each object once');
+  assert.equal(lateValues[0], '2', 'the change after its first page, from the held events');
+  assert.deepEqual(lateValues.slice(1), names.slice(1).map(() => '1'));
+  assert.deepEqual(late.events, [], 'its list is no event');
+
+  await api.patch('default', 'cm-0001', { data: { v: '3' } });
+  await until(() => late.events.length === 1 && values.events.length === 2 && names1.events.length === 0, 'the next change');
+  await api.remove('default', 'cm-0002');
+  await until(() => late.events.length === 2 && names1.events.length === 1, 'the deletion');
+  assert.deepEqual(late.events, ['Modified "3"', 'Deleted "1"']);
+  assert.deepEqual(values.events, ['Modified "2"', 'Modified "3"', 'Deleted "1"']);
+  assert.deepEqual(names1.events, ['Deleted "cm-0002"']);
+  assert.deepEqual([values, names1, late].flatMap((w) => w.errors), []);
 });
