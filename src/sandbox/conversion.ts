@@ -23,13 +23,22 @@ export class Conversion {
     private readonly warn: (message: string) => void,
   ) {}
 
+  /** The conversion webhook read from each CRD, by CRD name, with the resourceVersion it was read at. */
+  private readonly read = new Map<string, { rv: number; webhook: any }>();
+
   /** The CRD's conversion webhook (`spec.conversion.webhook`) when its strategy is Webhook. */
   webhookOf(t: ResourceType): any | undefined {
     if (t.builtin) return undefined;
-    const crd = this.store.get(CRD_TKEY, '', `${t.plural}.${t.group}`);
+    const name = `${t.plural}.${t.group}`;
+    const crd = this.store.get(CRD_TKEY, '', name);
     if (!crd) return undefined;
+    // asked for every watch event of a custom resource: the CRD is parsed again only when it changed
+    const known = this.read.get(name);
+    if (known?.rv === crd.rv) return known.webhook;
     const conversion = JSON.parse(crd.json).spec?.conversion;
-    return conversion?.strategy === 'Webhook' ? (conversion.webhook ?? {}) : undefined;
+    const webhook = conversion?.strategy === 'Webhook' ? (conversion.webhook ?? {}) : undefined;
+    this.read.set(name, { rv: crd.rv, webhook });
+    return webhook;
   }
 
   /**

@@ -249,6 +249,7 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
     resources,
     admission: new Admission({ store, warn, event: (a, reason, message) => recordEvent(registry, resources, a, reason, message) }),
     conversion: new Conversion(store, warn),
+    onWatchError: warn,
     hub,
     token,
     maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,

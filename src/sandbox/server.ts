@@ -69,6 +69,8 @@ export interface ServerDeps {
   admission?: Admission;
   /** Calls CRDs' conversion webhooks (conversion.ts). */
   conversion?: Conversion;
+  /** Told why a watch stream ended early (a conversion webhook that failed on one of its events). */
+  onWatchError?: (message: string) => void;
   /** Open watch responses, so that stop() can end them. */
   onWatchOpen?: (close: () => void) => () => void;
 }
@@ -572,14 +574,24 @@ function watch(
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 
+  // a custom resource whose CRD has a conversion webhook: events in another version go through it
+  const conversion = !t.builtin && d.conversion ? d.conversion : undefined;
   let firstTable = true;
-  const format = (type: string, json: string): string | undefined => {
-    if (table) {
-      const obj = JSON.parse(d.resources.render(t, version, json));
-      const tbl = toTable(t, version, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, o.includeObject, firstTable);
-      firstTable = false;
-      return eventLine(type, JSON.stringify(tbl));
+  const line = (type: string, rendered: string): string => {
+    if (!table) return eventLine(type, rendered);
+    const obj = JSON.parse(rendered);
+    const tbl = toTable(t, version, [obj], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, o.includeObject, firstTable);
+    firstTable = false;
+    return eventLine(type, JSON.stringify(tbl));
+  };
+  const format = (type: string, json: string): string | Promise<string> | undefined => {
+    if (conversion?.webhookOf(t)) {
+      const obj = JSON.parse(json);
+      if (obj.apiVersion !== av) {
+        return conversion.convert(t, version, [obj]).then((out) => line(type, out ? JSON.stringify(out[0]) : d.resources.render(t, version, json)));
+      }
     }
+    if (table) return line(type, d.resources.render(t, version, json));
     if (!t.builtin) {
       const rendered = d.resources.render(t, version, json);
       if (rendered !== json) return eventLine(type, rendered);
@@ -593,6 +605,30 @@ function watch(
     return eventLine('BOOKMARK', JSON.stringify({ kind: t.kind, apiVersion: av, metadata: meta }));
   };
 
+  // Lines go out in the order of their events: one that waits for a conversion holds back those after
+  // it (bookmarks and the end included). A conversion that fails ends the stream, as kube-apiserver's
+  // watch ends when it cannot encode an event.
+  let tail: Promise<void> | undefined;
+  const put = (text: string): void => {
+    if (res.writableEnded || res.destroyed) return;
+    res.write(text);
+    // a watcher that stops reading is dropped (as the API server does) rather than buffered forever
+    if (res.writableLength > SLOW_WATCHER_BYTES) w.close();
+  };
+  const send = (next: string | Promise<string>): void => {
+    if (tail === undefined && typeof next === 'string') return put(next);
+    const mine: Promise<void> = (tail ?? Promise.resolve())
+      .then(() => next)
+      .then(put, (err: unknown) => {
+        d.onWatchError?.(`sandbox: watch of ${t.plural}.${t.group} ended: ${err instanceof Error ? err.message : String(err)}`);
+        w.close();
+      })
+      .finally(() => {
+        if (tail === mine) tail = undefined;
+      });
+    tail = mine;
+  };
+
   let timers: NodeJS.Timeout[] = [];
   // filled after the watch exists: onWatchOpen closes a watch at once when the server is stopping
   const registration: { unregister?: () => void } = {};
@@ -602,16 +638,13 @@ function watch(
     labelSelector,
     fieldSelector,
     format,
-    write: (line) => {
-      res.write(line);
-      // a watcher that stops reading is dropped (as the API server does) rather than buffered forever
-      if (res.writableLength > SLOW_WATCHER_BYTES) w.close();
-    },
+    write: send,
     end: () => {
       for (const tm of timers) clearTimeout(tm);
       timers = [];
       registration.unregister?.();
-      res.end();
+      if (tail) void tail.then(() => res.end());
+      else res.end();
     },
   });
   registration.unregister = d.onWatchOpen?.(() => w.close());
@@ -632,13 +665,13 @@ function watch(
       const ev: StoreEvent = { rv: e.rv, type: 'ADDED', tkey, ns: e.ns, name: e.name, labels: e.labels, json: e.json };
       d.hub.deliver(w, ev);
     }
-    if (bookmarks) res.write(bookmarkLine(true));
+    if (bookmarks) send(bookmarkLine(true));
   }
 
   if (bookmarks && d.bookmarkIntervalMs > 0) {
     const tick = (): void => {
       if (w.closed) return;
-      res.write(bookmarkLine());
+      send(bookmarkLine());
       timers.push(setTimeout(tick, d.bookmarkIntervalMs).unref());
     };
     timers.push(setTimeout(tick, d.bookmarkIntervalMs).unref());
@@ -646,7 +679,7 @@ function watch(
   if (timeoutSeconds > 0) {
     timers.push(
       setTimeout(() => {
-        if (bookmarks && !w.closed) res.write(bookmarkLine());
+        if (bookmarks && !w.closed) send(bookmarkLine());
         w.close();
       }, timeoutSeconds * 1000),
     );

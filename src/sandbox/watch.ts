@@ -8,9 +8,12 @@ export interface WatchSpec {
   ns: string;
   labelSelector?: LabelSelector;
   fieldSelector?: FieldSelector;
-  /** Turns an event into the line to send, or returns undefined to use the shared default line. */
-  format?: (type: EventType | 'BOOKMARK', json: string, ev?: StoreEvent) => string | undefined;
-  write: (line: string) => void;
+  /**
+   * Turns an event into the line to send, or returns undefined to use the shared default line; a
+   * promise when the line needs a call first (a conversion webhook): `write` keeps the order.
+   */
+  format?: (type: EventType | 'BOOKMARK', json: string, ev?: StoreEvent) => string | Promise<string> | undefined;
+  write: (line: string | Promise<string>) => void;
   end: () => void;
 }
 

@@ -1,14 +1,17 @@
 // The sandbox calls admission webhooks as kube-apiserver does: a webhook server made in the test
 // (HTTPS, its own CA in the configuration's caBundle) records what it gets and answers; the sandbox
 // matches rules, selectors and matchConditions, applies failurePolicy and timeouts, and skips Service
-// webhooks with a warning and an Event.
+// webhooks with a warning and an Event; watches in another version than the stored one get objects
+// converted by the CRD's conversion webhook.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
+import { Watch } from '@kubernetes/client-node';
 import type { AddressInfo } from 'node:net';
 import { start } from './helpers.js';
 import { requestJson, isApiStatus } from '../../src/kube/http.js';
 import { generateTls } from '../../src/sandbox/tls.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Seen {
   path: string;
@@ -121,4 +124,63 @@ test('validating and mutating webhooks: rules, selectors, matchConditions, patch
   assert.ok(warnings.some((w) => w.includes('service.example.com') && w.includes('monitoring/operator')), warnings.join('\n'));
   const events = await requestJson<any>(kc, 'GET', '/api/v1/namespaces/default/events');
   assert.ok(events.items.some((e: any) => e.reason === 'WebhookSkipped' && e.involvedObject.name === 'web' && /service\.example\.com/.test(e.message)));
+});
+
+test("a watch in another version than the stored one gets its objects converted by the CRD's webhook, in order; a failed conversion ends it", async (t) => {
+  const warnings: string[] = [];
+  const { kc } = await start({ onWarning: (m) => warnings.push(m) });
+  let refuse = false;
+  const hook = await webhookServer((_path, req) =>
+    refuse
+      ? { convertedObjects: null, result: { status: 'Failure', message: 'refused by the test' } }
+      : { convertedObjects: req.objects.map((o: any) => ({ ...o, apiVersion: req.desiredAPIVersion, spec: { ...o.spec, via: 'webhook' } })), result: { status: 'Success' } },
+  );
+  t.after(() => hook.close());
+  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+  await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gadgets.ex.example.com' },
+    spec: {
+      group: 'ex.example.com',
+      scope: 'Namespaced',
+      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema },
+        { name: 'v2', served: true, storage: false, schema },
+      ],
+      conversion: { strategy: 'Webhook', webhook: { clientConfig: hook.url('/gadgets.ex.example.com'), conversionReviewVersions: ['v1'] } },
+    },
+  });
+  const V1 = '/apis/ex.example.com/v1/namespaces/default/gadgets';
+  const gadget = (name: string) => ({ apiVersion: 'ex.example.com/v1', kind: 'Gadget', metadata: { name }, spec: { size: 1 } });
+  await waitFor(async () => !!(await requestJson(kc, 'GET', V1).catch(() => undefined)), 'the CRD served');
+  await requestJson(kc, 'POST', V1, {}, gadget('a'));
+  const list = await requestJson<any>(kc, 'GET', '/apis/ex.example.com/v2/namespaces/default/gadgets');
+
+  const events: Array<[string, string, string, unknown]> = [];
+  let ended: unknown = 'open';
+  await new Watch(kc).watch(
+    '/apis/ex.example.com/v2/namespaces/default/gadgets',
+    { resourceVersion: list.metadata.resourceVersion },
+    (type: string, o: any) => events.push([type, o.metadata.name, o.apiVersion, o.spec?.via]),
+    (err: unknown) => (ended = err ?? null),
+  );
+  await requestJson(kc, 'PATCH', `${V1}/a`, {}, { spec: { size: 2 } }, 'application/merge-patch+json');
+  await requestJson(kc, 'POST', V1, {}, gadget('b'));
+  await requestJson(kc, 'DELETE', `${V1}/a`);
+  await waitFor(() => events.length === 3, 'three watch events');
+  assert.deepEqual(events, [
+    ['MODIFIED', 'a', 'ex.example.com/v2', 'webhook'],
+    ['ADDED', 'b', 'ex.example.com/v2', 'webhook'],
+    ['DELETED', 'a', 'ex.example.com/v2', 'webhook'],
+  ]);
+  // the ConversionReview as kube-apiserver writes it: kind first, apiextensions/v1's field order
+  assert.match(hook.seen.at(-1)!.text, /^\{"kind":"ConversionReview","apiVersion":"apiextensions\.k8s\.io\/v1","request":\{"uid":"[^"]+","desiredAPIVersion":"ex\.example\.com\/v2","objects":\[\{/);
+
+  refuse = true;
+  await requestJson(kc, 'PATCH', `${V1}/b`, {}, { spec: { size: 3 } }, 'application/merge-patch+json');
+  await waitFor(() => ended !== 'open', 'the watch ended');
+  assert.equal(events.length, 3);
+  assert.ok(warnings.some((w) => /watch of gadgets\.ex\.example\.com ended: .*refused by the test/.test(w)), warnings.join('\n'));
 });
