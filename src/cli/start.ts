@@ -61,10 +61,27 @@ export interface StartOptions {
   validatingWebhookConfigurationName: string;
   validatingWebhookServiceName: string;
   conversionWebhookServiceName: string;
+  /** PEM files of the CAs whose client certificates the admission webhooks' requests must carry. */
+  validatingWebhookClientCa: string[];
+  /** The same for the conversion webhooks' requests. */
+  conversionWebhookClientCa: string[];
 }
 
 const envBool = (names: readonly string[]) => ['true', '1', 'yes'].includes(fromEnv(names, 'false').toLowerCase());
 const collect = (v: string, prev: string[]) => [...prev, v];
+/** A comma-separated environment variable as a list (shell-operator's envSeparator ","). */
+const envList = (names: readonly string[]) => fromEnv(names, '').split(',').map((s) => s.trim()).filter(Boolean);
+/** A repeatable flag whose environment default is replaced by the flags given, not added to (shell-operator's). */
+const collectOver = (defaults: string[]) => (v: string, prev: string[]) => (prev === defaults ? [v] : [...prev, v]);
+const clientCaFlag = (flag: string, env: string, what: string) => {
+  const defaults = envList([env]);
+  return [
+    `${flag} <file>`,
+    `a CA (PEM) of the client certificates that requests to the ${what} must carry; repeatable (env ${env}, comma-separated); none: no client certificate is asked for`,
+    collectOver(defaults),
+    defaults,
+  ] as const;
+};
 
 export function registerStart(program: Command): Command {
   return program
@@ -152,6 +169,8 @@ export function registerStart(program: Command): Command {
     .option('--validating-webhook-configuration-name <name>', 'the webhook configurations are named <name>-hooks (env VALIDATING_WEBHOOK_CONFIGURATION_NAME)', fromEnv(['VALIDATING_WEBHOOK_CONFIGURATION_NAME'], 'shell-operator-hooks'))
     .option('--validating-webhook-service-name <name>', 'the Service of the admission webhooks (env VALIDATING_WEBHOOK_SERVICE_NAME)', fromEnv(['VALIDATING_WEBHOOK_SERVICE_NAME'], 'shell-operator-validating-svc'))
     .option('--conversion-webhook-service-name <name>', 'the Service of the CRD conversion webhooks (env CONVERSION_WEBHOOK_SERVICE_NAME)', fromEnv(['CONVERSION_WEBHOOK_SERVICE_NAME'], 'shell-operator-conversion-svc'))
+    .option(...clientCaFlag('--validating-webhook-client-ca', 'VALIDATING_WEBHOOK_CLIENT_CA', 'admission webhooks (validating and mutating)'))
+    .option(...clientCaFlag('--conversion-webhook-client-ca', 'CONVERSION_WEBHOOK_CLIENT_CA', 'CRD conversion webhooks'))
     .option('--sandbox', 'start the embedded Kubernetes API server in this process and run against it (not a production cluster)', false)
     .option('--sandbox-seed <file>', 'with --sandbox: load this multi-document YAML at start (repeatable)', collect, [])
     .option('--sandbox-kubeconfig <path>', "with --sandbox: write the sandbox's kubeconfig here")

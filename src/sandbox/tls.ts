@@ -136,7 +136,7 @@ function ipBytes(ip: string): Buffer {
 }
 
 /** Makes a CA and a server certificate valid for the given host names and addresses. */
-export function generateTls(hosts: string[]): TlsMaterial {
+export function generateTls(hosts: string[], opts: { clientAuth?: boolean } = {}): TlsMaterial {
   const notBefore = new Date(Date.now() - 60 * 60 * 1000);
   const notAfter = new Date(Date.now() + 10 * 365 * 24 * 60 * 60 * 1000);
   const ecKey = (): KeyObject => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
@@ -172,7 +172,8 @@ export function generateTls(hosts: string[]): TlsMaterial {
     extensions: [
       extension('2.5.29.19', seq()), // basicConstraints: not a CA
       extension('2.5.29.15', bits(Buffer.from([0x80]), 7), true), // keyUsage: digitalSignature
-      extension('2.5.29.37', seq(oid('1.3.6.1.5.5.7.3.1'))), // extKeyUsage: serverAuth
+      // extKeyUsage: serverAuth (and clientAuth when asked: a client certificate)
+      extension('2.5.29.37', seq(oid('1.3.6.1.5.5.7.3.1'), ...(opts.clientAuth ? [oid('1.3.6.1.5.5.7.3.2')] : []))),
       extension('2.5.29.17', seq(...altNames)), // subjectAltName
     ],
   });

@@ -2,10 +2,14 @@
  * The admission server: HTTPS on `--admission-server-listen-port` (the Go operator's 9651) with the
  * certificate of `--admission-server-certs-dir`, serving the routes of shell-operator's two webhook
  * servers on one port: `POST /<configurationId>/<webhookId>` takes an AdmissionReview, `POST /<crdName>`
- * a ConversionReview, `GET /healthz` answers 200. It knows nothing of hooks: it hands the decoded
- * review to its handlers and writes what they answer.
+ * a ConversionReview, `GET /healthz` answers 200. With client CAs (shell-operator's
+ * --validating-webhook-client-ca and --conversion-webhook-client-ca) the reviews of each kind must come
+ * with a client certificate those CAs signed. It knows nothing of hooks: it hands the decoded review to
+ * its handlers and writes what they answer.
  */
+import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
+import type { TLSSocket, PeerCertificate, DetailedPeerCertificate } from 'node:tls';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeNow } from './close.js';
@@ -30,6 +34,11 @@ export interface AdmissionServerOptions {
   cert: string;
   key: string;
   handlers: AdmissionHandlers;
+  /**
+   * The CAs whose client certificates the AdmissionReviews (`admission`) and the ConversionReviews
+   * (`conversion`) must carry; none for a kind: no certificate is asked for. `/healthz` asks for none.
+   */
+  clientCas?: { admission: readonly X509Certificate[]; conversion: readonly X509Certificate[] };
   /** Called for a request that could not be answered (a bad body); the reply says why. */
   onBadRequest?: (path: string, problem: string) => void;
   /** Told how long each request took, from its arrival to its answer written. */
@@ -45,7 +54,11 @@ export class AdmissionServer {
   constructor(private readonly opts: AdmissionServerOptions) {}
 
   async start(): Promise<void> {
-    const server = createServer({ cert: this.opts.cert, key: this.opts.key }, (req, res) => void this.serve(req, res));
+    const cas = this.opts.clientCas;
+    const all = cas ? [...cas.admission, ...cas.conversion] : [];
+    // a client certificate is asked for and verified by TLS; which kind of review needs one is checked per request
+    const clientAuth = all.length ? { requestCert: true, rejectUnauthorized: false, ca: all.map((c) => c.toString()) } : {};
+    const server = createServer({ cert: this.opts.cert, key: this.opts.key, ...clientAuth }, (req, res) => void this.serve(req, res));
     server.keepAliveTimeout = 10_000;
     server.requestTimeout = 60_000;
     const { host, port } = this.opts;
@@ -87,6 +100,15 @@ export class AdmissionServer {
     };
     if (req.method === 'GET' && path === '/healthz') return send(200, '');
     if (req.method !== 'POST') return send(405, `method ${req.method} not allowed\n`);
+    const segments = path.split('/').filter(Boolean);
+    const conversion = segments.length === 1;
+    const cas = this.opts.clientCas?.[conversion ? 'conversion' : 'admission'] ?? [];
+    if (cas.length && !signedByOneOf(req.socket as TLSSocket, cas)) {
+      req.resume();
+      const flag = conversion ? '--conversion-webhook-client-ca' : '--validating-webhook-client-ca';
+      this.opts.onBadRequest?.(path, `no client certificate signed by a CA of ${flag}`);
+      return send(403, `a client certificate signed by a CA of ${flag} is required\n`);
+    }
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json') return send(415, `content type ${type || '(none)'} not allowed: application/json\n`);
     let review: unknown;
@@ -96,15 +118,27 @@ export class AdmissionServer {
       this.opts.onBadRequest?.(path, errorMessage(e));
       return send(400, 'Invalid JSON payload');
     }
-    const segments = path.split('/').filter(Boolean);
     try {
-      const reply = segments.length === 1 ? await this.opts.handlers.convert(path, review) : await this.opts.handlers.admit(path, review);
+      const reply = conversion ? await this.opts.handlers.convert(path, review) : await this.opts.handlers.admit(path, review);
       if (reply.status === 400) this.opts.onBadRequest?.(path, String(reply.body));
       send(reply.status, reply.body);
     } catch (e) {
       send(500, `${errorMessage(e)}\n`);
     }
   }
+}
+
+/** Whether the TLS client's certificate chain (verified against all the server's CAs) goes through one of `cas`. */
+function signedByOneOf(socket: TLSSocket, cas: readonly X509Certificate[]): boolean {
+  if (!socket.authorized) return false;
+  let c: PeerCertificate | DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+  for (let depth = 0; c?.raw && depth < 10; depth++) {
+    const cert = new X509Certificate(c.raw);
+    if (cas.some((ca) => ca.fingerprint256 === cert.fingerprint256 || (cert.checkIssued(ca) && cert.verify(ca.publicKey)))) return true;
+    const issuer: DetailedPeerCertificate | undefined = (c as DetailedPeerCertificate).issuerCertificate;
+    c = issuer && issuer !== c ? issuer : undefined;
+  }
+  return false;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
