@@ -2,12 +2,14 @@
  * The webhook bindings the operator serves: those of the global hooks and of the enabled modules'
  * hooks. `refresh()` recomputes them (after module discovery and after a module's run), starts the
  * admission server the first time there is one, tells the dispatcher which hook answers which webhook,
- * and registers them in the cluster: a disabled module's webhooks leave the configurations.
+ * and registers them in the cluster: a disabled module's webhooks leave the configurations. A module's
+ * conversion binding whose CRD does not exist yet is tried again every 15 s (shell-operator waits for
+ * a CRD 15 s at a time) while the module is enabled, so that a CRD made later gets its webhook.
  */
 import type { Logger } from 'pino';
 import type { ModuleManager } from '../modules/manager.js';
 import { admissionSpecOf, type AdmissionWebhookSpec } from '../hooks/webhook-specs.js';
-import { UserError } from '../util/errors.js';
+import { UserError, errorMessage } from '../util/errors.js';
 import { withTaskLabels } from '../log/task-labels.js';
 import { hookLabel } from './task-meta.js';
 import type { Served, WebhookPort, WebhookRegistration } from './ports.js';
@@ -15,10 +17,23 @@ import { WebhookDispatcher, type WebhookEntry, type WebhookHookRunner } from './
 
 type MissingCrd = Served<{ crdName: string; binding: string }>;
 
+/** How long until a module's conversion binding whose CRD does not exist is tried again. */
+export const MISSING_CRD_RETRY_MS = 15_000;
+
+const missingKey = (m: MissingCrd) => `${m.hook}\0${m.spec.binding}\0${m.spec.crdName}`;
+
 export class Webhooks {
   readonly dispatcher: WebhookDispatcher;
   private serving = false;
   private last = '';
+  /** Refreshes run one at a time (a task's and the retry's). */
+  private queue: Promise<unknown> = Promise.resolve();
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** The module conversion bindings last found without their CRD. */
+  private waiting = new Map<string, MissingCrd>();
+  /** The modules whose hooks the last refresh served. */
+  private servedModules = new Set<string>();
 
   constructor(
     private readonly port: WebhookPort,
@@ -41,7 +56,34 @@ export class Webhooks {
    * not exist yet (their CRD is not patched; a later refresh tries again).
    */
   async refresh(): Promise<MissingCrd[]> {
+    const run = this.queue.then(() => this.refreshNow());
+    this.queue = run.catch(() => undefined);
+    const missing = await run;
+    this.awaitCrds(missing.filter((m) => m.module !== undefined));
+    return missing;
+  }
+
+  /** Notes the module conversion bindings still without their CRD and tries them again later. */
+  private awaitCrds(missing: readonly MissingCrd[]): void {
+    const now = new Map(missing.map((m) => [missingKey(m), m]));
+    for (const [key, m] of this.waiting) {
+      if (!now.has(key) && this.servedModules.has(m.module ?? '')) {
+        this.log.info({ module: m.module, hook: m.hook, binding: m.spec.binding, crd: m.spec.crdName }, 'conversion webhook registered: its CRD exists now');
+      }
+    }
+    this.waiting = now;
+    if (!now.size || this.retry || this.stopped) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (this.stopped) return;
+      this.refresh().catch((e: unknown) => this.log.error({ error: errorMessage(e) }, 'webhooks: registering again failed'));
+    }, MISSING_CRD_RETRY_MS);
+    this.retry.unref();
+  }
+
+  private async refreshNow(): Promise<MissingCrd[]> {
     const entries = await this.entries();
+    this.servedModules = new Set(entries.flatMap((e) => (e.hook.module ? [e.hook.module] : [])));
     if (!entries.length && !this.serving) return [];
     this.dispatcher.set(entries);
     if (!this.serving) {
@@ -69,12 +111,16 @@ export class Webhooks {
   }
 
   stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
     return this.port.stop();
   }
 }
 
-/** The error of conversion bindings whose CRD does not exist, naming each hook and binding. */
+/** The error of conversion bindings whose CRD does not exist, naming each module, hook and binding. */
 export function missingCrdError(missing: readonly MissingCrd[]): UserError {
-  const lines = missing.map((m) => `hook ${m.hook}, binding ${m.spec.binding}: kubernetesCustomResourceConversion for CRD ${m.spec.crdName}, which does not exist`);
+  const lines = missing.map(
+    (m) => `${m.module !== undefined ? `module ${m.module}, ` : ''}hook ${m.hook}, binding ${m.spec.binding}: kubernetesCustomResourceConversion for CRD ${m.spec.crdName}, which does not exist`,
+  );
   return new UserError(`conversion webhooks cannot be served:\n  ${lines.join('\n  ')}`);
 }

@@ -1,14 +1,15 @@
 // A module's webhook hooks are served while the module is enabled: its validating webhook joins the
 // operator's ValidatingWebhookConfiguration (beside a global hook's), denies what its hook denies,
 // and leaves the configuration when the module is disabled; the CRD its chart brings gets the
-// conversion webhook of its conversion hook after the module's run.
+// conversion webhook of its conversion hook after the module's run; a CRD that does not exist is an
+// error that stops nothing, and gets its webhook once it is made.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
-import { bashHook, waitFor, withOperator } from '../helpers/operator-process.js';
+import { bashHook, logRecords, waitFor, withOperator } from '../helpers/operator-process.js';
 
 const CONFIGMAP = '/api/v1/namespaces/addons/configmaps/addon-operator';
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/shell-operator-hooks-hooks';
@@ -58,5 +59,39 @@ test("a module's webhooks are served while it is enabled and leave the configura
     // the CRD's conversion goes back to None after the configuration is updated: waited for
     const strategy = async () => (await requestJson<any>(kc, 'GET', CRD).catch(() => undefined))?.spec?.conversion?.strategy ?? 'None';
     await waitFor(async () => (await strategy()) === 'None', "the CRD's conversion webhook gone", 60_000);
+  });
+});
+
+test("a module's conversion binding for a CRD that does not exist is an error naming module, hook, binding and CRD; the operator goes on, and the CRD made later gets its webhook", async () => {
+  const root = makeTree({
+    'global-hooks/.keep': '',
+    'modules/values.yaml': 'lateEnabled: true\n',
+    'modules/001-late/values.yaml': 'late: {}\n',
+    'modules/001-late/hooks/convert.sh': bashHook(
+      { configVersion: 'v1', kubernetesCustomResourceConversion: [{ name: 'widgets-v1-to-v2', crdName: 'widgets.late.example.com', conversions: [{ fromVersion: 'v1', toVersion: 'v2' }] }] },
+      'exit 0',
+    ),
+    'seed.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: addons\n',
+  });
+  const kubeconfig = join(root, 'kubeconfig');
+  await withOperator(root, ['--sandbox-seed', join(root, 'seed.yaml'), '--sandbox-kubeconfig', kubeconfig], async ({ output, child }) => {
+    await waitFor(() => output().includes('startup converge done'), 'the first converge');
+    const errors = logRecords(output()).filter((r) => r.msg === 'conversion webhooks not registered; tried again every 15 s while the module is enabled');
+    assert.equal(errors.length, 1, output().slice(-3000));
+    assert.match(String(errors[0]!.error), /module late, hook late\/\S*convert\.sh, binding widgets-v1-to-v2: kubernetesCustomResourceConversion for CRD widgets\.late\.example\.com, which does not exist/);
+    assert.equal(child.exitCode, null, 'the operator goes on');
+
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.late.example.com' },
+      spec: { group: 'late.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema }, { name: 'v2', served: true, storage: false, schema }] },
+    });
+    const strategy = async () => (await requestJson<any>(kc, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.late.example.com')).spec?.conversion?.strategy;
+    await waitFor(async () => (await strategy()) === 'Webhook', "the late CRD's conversion webhook", 60_000);
+    await waitFor(() => output().includes('conversion webhook registered: its CRD exists now'), 'the log of it');
   });
 });

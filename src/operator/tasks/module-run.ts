@@ -8,7 +8,7 @@ import { onStartupContext } from '../../hooks/binding-context.js';
 import type { Hook } from '../../hooks/hook.js';
 import { hooksInOrder } from '../../hooks/order.js';
 import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.js';
-import { missingCrdError } from '../webhooks.js';
+import { MISSING_CRD_RETRY_MS, missingCrdError } from '../webhooks.js';
 import type { Runtime } from '../runtime.js';
 import { isParallelQueue, makeTask, type OperatorTask, type TaskMeta } from '../task-meta.js';
 import { runLifecycle, WAIT_POLL_MS, type TaskHandler, type TaskOf } from './shared.js';
@@ -128,7 +128,7 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
   // the module's conversion webhooks go to its CRDs once its chart made them
   if (rt.webhooks && hooks.some((h) => h.config.webhooks.length)) {
     const missing = (await rt.webhooks.refresh()).filter((w) => w.module === module);
-    if (missing.length) rt.log.error({ module, error: missingCrdError(missing).message }, 'conversion webhooks not registered; tried again after the next module run');
+    if (missing.length) rt.log.error({ module, error: missingCrdError(missing).message }, `conversion webhooks not registered; tried again every ${MISSING_CRD_RETRY_MS / 1000} s while the module is enabled`);
   }
   const before = m.values.checksum();
   await runLifecycle(rt, module, hooks, 'afterHelm', queue);
