@@ -1,10 +1,13 @@
 /**
  * The sandbox calls admission webhooks as the API server does: the ValidatingWebhookConfigurations
  * and MutatingWebhookConfigurations stored in it are matched against each create, update, patch and
- * delete (rules with operations, groups, versions, resources and scope; namespaceSelector;
- * objectSelector; matchConditions in CEL), and a `url` webhook is called over HTTPS with its caBundle
- * and timeoutSeconds: mutating webhooks first, their JSON patches applied in turn, then validating
- * ones on the object as it would be stored. A denial is the API server's error; a webhook that
+ * delete (rules with operations, groups, versions, resources and scope, and with matchPolicy
+ * Equivalent the other served versions of a custom resource, whose object the webhook then gets in the
+ * version it names; namespaceSelector; objectSelector; matchConditions in CEL), and a `url` webhook is
+ * called over HTTPS with its caBundle and timeoutSeconds: mutating webhooks first, their JSON patches
+ * applied in turn (those with reinvocationPolicy IfNeeded called once more when a later one changed
+ * the object), then validating ones on the object as it would be stored. A denial is the API server's
+ * error; a webhook that
  * cannot be called fails the request or is ignored as its failurePolicy says. A webhook that points
  * at a Service has no server in the sandbox: it is skipped with a warning (logged, and an Event on
  * the object).
@@ -35,6 +38,8 @@ export interface AdmissionDeps {
   warn: (message: string) => void;
   /** Records an Event about the object (the skipped webhooks). */
   event: (attrs: AdmissionAttributes, reason: string, message: string) => void;
+  /** The object in another served version of its resource (a custom resource's conversion). */
+  convert: (t: ResourceType, version: string, object: any) => Promise<any>;
 }
 
 type Kind = 'validating' | 'mutating';
@@ -59,9 +64,9 @@ function resourceMatches(entries: unknown, resource: string, sub: string | undef
   });
 }
 
-function ruleMatches(rule: any, a: AdmissionAttributes): boolean {
+function ruleMatches(rule: any, a: AdmissionAttributes, version: string): boolean {
   if (!matchesList(rule.operations, a.operation)) return false;
-  if (!matchesList(rule.apiGroups, a.t.group) || !matchesList(rule.apiVersions, a.version)) return false;
+  if (!matchesList(rule.apiGroups, a.t.group) || !matchesList(rule.apiVersions, version)) return false;
   if (!resourceMatches(rule.resources, a.t.plural, a.subresource)) return false;
   const scope = rule.scope ?? '*';
   return scope === '*' || (scope === 'Namespaced') === a.t.namespaced;
@@ -108,10 +113,14 @@ function toCel(v: unknown): unknown {
   return cel().cel.celMap(m as never);
 }
 
-/** True when every condition holds; a condition that does not compile or fails is an error. */
+/**
+ * True when every condition holds, false when one does not (whatever the others gave); otherwise a
+ * condition that does not compile or fails is an error (kube-apiserver's matchconditions matcher).
+ */
 function conditionsHold(conditions: any[], vars: Record<string, unknown>): boolean {
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(vars)) input[k] = toCel(v);
+  const errors: string[] = [];
   for (const c of conditions) {
     let p = programs.get(c.expression);
     if (!p) {
@@ -123,22 +132,21 @@ function conditionsHold(conditions: any[], vars: Record<string, unknown>): boole
       }
       programs.set(c.expression, p);
     }
-    if (p instanceof Error) throw new Error(`matchCondition ${c.name}: ${p.message}`);
-    const r = p(input);
-    if (r instanceof Error) throw new Error(`matchCondition ${c.name}: ${r.message}`);
-    if (r !== true) {
-      if (r === false) return false;
-      throw new Error(`matchCondition ${c.name}: the expression did not give a boolean`);
-    }
+    const r = p instanceof Error ? p : p(input);
+    if (r === false) return false;
+    if (r instanceof Error) errors.push(`matchCondition ${c.name}: ${r.message}`);
+    else if (r !== true) errors.push(`matchCondition ${c.name}: the expression did not give a boolean`);
   }
+  if (errors.length) throw new Error(errors.join(', '));
   return true;
 }
 
 // ---- calling
 
-interface Matched {
-  config: string;
+/** A webhook that applies to a request, and the version of the resource it is called for. */
+interface Invocation {
   webhook: any;
+  version: string;
 }
 
 function post(url: string, caBundle: string | undefined, body: string, timeoutMs: number): Promise<any> {
@@ -205,20 +213,29 @@ export class Admission {
     return this.d.store.count(CONFIG_TKEY[kind]) > 0;
   }
 
-  private matching(kind: Kind, a: AdmissionAttributes, object: any): Matched[] {
-    const out: Matched[] = [];
+  /** The webhooks of that kind in the API server's order: configurations by name, then as listed. */
+  private webhooks(kind: Kind): any[] {
     const entries = this.d.store.list(CONFIG_TKEY[kind]).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    for (const e of entries) {
-      const config = JSON.parse(e.json);
-      for (const webhook of config.webhooks ?? []) {
-        if (!(webhook.rules ?? []).some((r: any) => ruleMatches(r, a))) continue;
-        if (!this.namespaceMatches(webhook.namespaceSelector, a, object)) continue;
-        const os = webhook.objectSelector;
-        if (os && !selectorMatches(os, labelsOf(object)) && !(a.oldObject && selectorMatches(os, labelsOf(a.oldObject)))) continue;
-        out.push({ config: String(config.metadata?.name ?? ''), webhook });
-      }
+    return entries.flatMap((e) => (JSON.parse(e.json).webhooks ?? []) as any[]);
+  }
+
+  /**
+   * The webhook's invocation for the request with the object as it is now (kube-apiserver's
+   * ShouldCallHook): the selectors, then a rule of the request's version or, with matchPolicy
+   * Equivalent (the default), of another served version of the resource, earlier rules first.
+   */
+  private invocation(webhook: any, a: AdmissionAttributes, object: any): Invocation | undefined {
+    if (!this.namespaceMatches(webhook.namespaceSelector, a, object)) return undefined;
+    const os = webhook.objectSelector;
+    if (os && !selectorMatches(os, labelsOf(object)) && !(a.oldObject && selectorMatches(os, labelsOf(a.oldObject)))) return undefined;
+    const rules: any[] = webhook.rules ?? [];
+    if (rules.some((r) => ruleMatches(r, a, a.version))) return { webhook, version: a.version };
+    if ((webhook.matchPolicy ?? 'Equivalent') !== 'Equivalent') return undefined;
+    for (const r of rules) {
+      const version = a.t.versions.find((v) => v !== a.version && ruleMatches(r, a, v));
+      if (version) return { webhook, version };
     }
-    return out;
+    return undefined;
   }
 
   private namespaceMatches(sel: any, a: AdmissionAttributes, object: any): boolean {
@@ -229,10 +246,14 @@ export class Admission {
     return selectorMatches(sel, ns ? labelsOf(JSON.parse(ns.json)) : {});
   }
 
-  /** The AdmissionReview in admission/v1's field order (metav1.TypeMeta's kind first), as the API server writes it. */
-  private review(a: AdmissionAttributes, object: any): Record<string, unknown> {
-    const gvk = { group: a.t.group, version: a.version, kind: a.t.kind };
-    const gvr = { group: a.t.group, version: a.version, resource: a.t.plural };
+  /**
+   * The AdmissionReview in admission/v1's field order (metav1.TypeMeta's kind first), as the API server
+   * writes it: `kind` and `resource` in the version the webhook is called for, `requestKind` and
+   * `requestResource` in the request's.
+   */
+  private review(a: AdmissionAttributes, version: string, object: any, oldObject: any): Record<string, unknown> {
+    const gvk = { group: a.t.group, version, kind: a.t.kind };
+    const gvr = { group: a.t.group, version, resource: a.t.plural };
     return {
       kind: 'AdmissionReview',
       apiVersion: 'admission.k8s.io/v1',
@@ -241,74 +262,118 @@ export class Admission {
         kind: gvk,
         resource: gvr,
         ...(a.subresource ? { subResource: a.subresource } : {}),
-        requestKind: gvk,
-        requestResource: gvr,
+        requestKind: { ...gvk, version: a.version },
+        requestResource: { ...gvr, version: a.version },
         ...(a.subresource ? { requestSubResource: a.subresource } : {}),
         ...(a.name ? { name: a.name } : {}),
         ...(a.t.namespaced && a.ns ? { namespace: a.ns } : {}),
         operation: a.operation,
         userInfo: { username: 'sandbox', groups: ['system:masters', 'system:authenticated'] },
         object: object ?? null,
-        oldObject: a.oldObject ?? null,
+        oldObject: oldObject ?? null,
         dryRun: a.dryRun,
         options: { kind: a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' },
       },
     };
   }
 
+  /** The object in `version` (unchanged in the request's own version; null stays null). */
+  private async inVersion(a: AdmissionAttributes, version: string, object: any): Promise<any> {
+    if (version === a.version || object === null || object === undefined) return object;
+    try {
+      return await this.d.convert(a.t, version, object);
+    } catch (e) {
+      throw new StatusError(500, 'InternalError', `Internal error occurred: converting to ${a.t.group}/${version}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
   /**
-   * Calls the webhooks of one kind that match; mutating answers' patches are applied in turn. Throws
-   * the API server's error for a denial, or for a failed call under failurePolicy Fail.
+   * Calls the webhooks of one kind that apply; mutating answers' patches are applied in turn, and the
+   * mutating webhooks with reinvocationPolicy IfNeeded that ran before a later one changed the object
+   * are called once more, in order (kube-apiserver's reinvocation). Throws the API server's error for a
+   * denial, or for a failed call under failurePolicy Fail.
    */
   async run(kind: Kind, a: AdmissionAttributes, object: any): Promise<AdmissionOutcome> {
     const warnings: string[] = [];
     if (!this.has(kind)) return { object, warnings };
+    const webhooks = this.webhooks(kind);
     let current = object;
-    for (const { webhook } of this.matching(kind, a, current)) {
-      const name = String(webhook.name);
-      const review = this.review(a, current);
-      const request = review.request as Record<string, unknown>;
-      const failurePolicy = webhook.failurePolicy ?? 'Fail';
-      let answer: any;
-      try {
-        if (Array.isArray(webhook.matchConditions) && webhook.matchConditions.length) {
-          const vars = { object: current ?? null, oldObject: a.oldObject ?? null, request };
-          if (!conditionsHold(webhook.matchConditions, vars)) continue;
+    let reinvocable = new Set<any>();
+    const reinvoke = new Set<any>();
+    for (const round of [0, 1]) {
+      if (round === 1 && !reinvoke.size) break;
+      for (const webhook of webhooks) {
+        if (round === 1 && !reinvoke.has(webhook)) continue;
+        const inv = this.invocation(webhook, a, current);
+        if (!inv) continue;
+        const next = await this.call(kind, a, inv, current, warnings);
+        if (kind !== 'mutating') continue;
+        if (next !== current) {
+          // a change: every reinvocable webhook called before it is called again
+          for (const w of reinvocable) reinvoke.add(w);
+          reinvocable = new Set();
+          current = next;
         }
-        answer = await callWebhook(this.d, webhook.clientConfig, name, review, Number(webhook.timeoutSeconds ?? 10), () =>
-          this.d.event(a, 'WebhookSkipped', `webhook ${name} is not called: its Service has no server in the sandbox`),
-        );
-        if (answer === undefined) continue;
-        const response = answer?.response;
-        if (!response || typeof response !== 'object') throw new Error('the response has no "response"');
-        if (response.allowed !== true) {
-          const status = response.status ?? {};
-          const denied = `admission webhook "${name}" denied the request`;
-          const message = status.message ? `${denied}: ${status.message}` : status.reason ? `${denied}: ${status.reason}` : `${denied} without explanation`;
-          const code = Number(status.code) || 403;
-          throw new StatusError(code, status.reason ?? (code === 403 ? 'Forbidden' : 'BadRequest'), message);
-        }
-        if (Array.isArray(response.warnings)) warnings.push(...response.warnings.map(String));
-        if (kind === 'mutating' && response.patch) {
-          if (response.patchType !== 'JSONPatch') throw new Error(`the patchType is ${JSON.stringify(response.patchType)}, not JSONPatch`);
-          try {
-            current = applyJsonPatch(current, JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8')));
-          } catch (e) {
-            // a patch that does not apply is the webhook's failure: its failurePolicy decides
-            throw new Error(`the patch does not apply: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-          }
-        }
-      } catch (e) {
-        if (e instanceof StatusError) throw e;
-        const why = e instanceof Error ? e.message : String(e);
-        if (failurePolicy === 'Ignore') {
-          this.d.warn(`sandbox: webhook ${name} failed and is ignored (failurePolicy Ignore): ${why}`);
-          continue;
-        }
-        throw new StatusError(500, 'InternalError', `Internal error occurred: failed calling webhook "${name}": ${why}`);
+        if (webhook.reinvocationPolicy === 'IfNeeded') reinvocable.add(webhook);
       }
     }
     return { object: current, warnings };
   }
-}
 
+  /** One webhook call: the object after its patch (the same object when it changed nothing). */
+  private async call(kind: Kind, a: AdmissionAttributes, inv: Invocation, current: any, warnings: string[]): Promise<any> {
+    const { webhook, version } = inv;
+    const name = String(webhook.name);
+    const failurePolicy = webhook.failurePolicy ?? 'Fail';
+    const object = await this.inVersion(a, version, current);
+    const oldObject = await this.inVersion(a, version, a.oldObject);
+    const review = this.review(a, version, object, oldObject);
+    if (Array.isArray(webhook.matchConditions) && webhook.matchConditions.length) {
+      let hold: boolean;
+      try {
+        hold = conditionsHold(webhook.matchConditions, { object: object ?? null, oldObject: oldObject ?? null, request: review.request });
+      } catch (e) {
+        // an error fails closed with Fail, and skips the webhook with Ignore (kube-apiserver's matcher)
+        if (failurePolicy === 'Ignore') return current;
+        const what = a.t.group ? `${a.t.plural}.${a.t.group}` : a.t.plural;
+        throw new StatusError(403, 'Forbidden', `${what} "${a.name}" is forbidden: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (!hold) return current;
+    }
+    try {
+      const answer = await callWebhook(this.d, webhook.clientConfig, name, review, Number(webhook.timeoutSeconds ?? 10), () =>
+        this.d.event(a, 'WebhookSkipped', `webhook ${name} is not called: its Service has no server in the sandbox`),
+      );
+      if (answer === undefined) return current;
+      const response = answer?.response;
+      if (!response || typeof response !== 'object') throw new Error('the response has no "response"');
+      if (response.allowed !== true) {
+        const status = response.status ?? {};
+        const denied = `admission webhook "${name}" denied the request`;
+        const message = status.message ? `${denied}: ${status.message}` : status.reason ? `${denied}: ${status.reason}` : `${denied} without explanation`;
+        const code = Number(status.code) || 403;
+        throw new StatusError(code, status.reason ?? (code === 403 ? 'Forbidden' : 'BadRequest'), message);
+      }
+      if (Array.isArray(response.warnings)) warnings.push(...response.warnings.map(String));
+      if (kind !== 'mutating' || !response.patch) return current;
+      if (response.patchType !== 'JSONPatch') throw new Error(`the patchType is ${JSON.stringify(response.patchType)}, not JSONPatch`);
+      let patched: any;
+      try {
+        patched = applyJsonPatch(object, JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8')));
+      } catch (e) {
+        // a patch that does not apply is the webhook's failure: its failurePolicy decides
+        throw new Error(`the patch does not apply: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      if (JSON.stringify(patched) === JSON.stringify(object)) return current;
+      return await this.inVersion(a, a.version, patched);
+    } catch (e) {
+      if (e instanceof StatusError) throw e;
+      const why = e instanceof Error ? e.message : String(e);
+      if (failurePolicy === 'Ignore') {
+        this.d.warn(`sandbox: webhook ${name} failed and is ignored (failurePolicy Ignore): ${why}`);
+        return current;
+      }
+      throw new StatusError(500, 'InternalError', `Internal error occurred: failed calling webhook "${name}": ${why}`);
+    }
+  }
+}

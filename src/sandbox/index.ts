@@ -18,7 +18,7 @@ import { createHandler, type ControlState, type RequestLogEntry } from './server
 import { generateTls, type TlsMaterial } from './tls.js';
 import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
 import { applyObjects, loadSeedFile, parseManifests } from './seed.js';
-import { joinApiVersion, typeKey } from './registry.js';
+import { joinApiVersion, typeKey, type ResourceType } from './registry.js';
 import { Admission, type AdmissionAttributes } from './admission.js';
 import { Conversion } from './conversion.js';
 import { startControllers, type Controllers } from './controllers/index.js';
@@ -243,12 +243,16 @@ async function start(options: SandboxOptions, cleanup: (() => void)[]): Promise<
   const kv = options.kubernetesVersion ?? 'v1.32.4';
   const [maj, min] = kv.replace(/^v/, '').split('.');
   const warn = options.onWarning ?? ((m: string) => console.warn(m));
+  const conversion = new Conversion(store, warn);
+  // an object in another served version: through its CRD's conversion webhook, else only apiVersion changes
+  const convert = async (t: ResourceType, version: string, object: unknown) =>
+    (await conversion.convert(t, version, [object]))?.[0] ?? JSON.parse(resources.render(t, version, JSON.stringify(object)));
   const handler = createHandler({
     registry,
     store,
     resources,
-    admission: new Admission({ store, warn, event: (a, reason, message) => recordEvent(registry, resources, a, reason, message) }),
-    conversion: new Conversion(store, warn),
+    admission: new Admission({ store, warn, event: (a, reason, message) => recordEvent(registry, resources, a, reason, message), convert }),
+    conversion,
     onWatchError: warn,
     hub,
     token,

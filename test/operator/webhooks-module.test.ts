@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isApiStatus, requestJson } from '../../src/kube/http.js';
 import { makeTree } from '../helpers/tree.js';
+import { crd } from '../helpers/crd.js';
 import { bashHook, logRecords, waitFor, withOperator } from '../helpers/operator-process.js';
 
 const CONFIGMAP = '/api/v1/namespaces/addons/configmaps/addon-operator';
@@ -83,13 +84,7 @@ test("a module's conversion binding for a CRD that does not exist is an error na
 
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
-    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
-    await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.late.example.com' },
-      spec: { group: 'late.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema }, { name: 'v2', served: true, storage: false, schema }] },
-    });
+    await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, crd('Widget', { group: 'late.example.com', versions: ['v1', 'v2'] }));
     const strategy = async () => (await requestJson<any>(kc, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.late.example.com')).spec?.conversion?.strategy;
     await waitFor(async () => (await strategy()) === 'Webhook', "the late CRD's conversion webhook", 60_000);
     await waitFor(() => output().includes('conversion webhook registered: its CRD exists now'), 'the log of it');

@@ -1,8 +1,10 @@
 // The sandbox calls admission webhooks as kube-apiserver does: a webhook server made in the test
 // (HTTPS, its own CA in the configuration's caBundle) records what it gets and answers; the sandbox
 // matches rules, selectors and matchConditions, applies failurePolicy and timeouts, and skips Service
-// webhooks with a warning and an Event; watches in another version than the stored one get objects
-// converted by the CRD's conversion webhook.
+// webhooks with a warning and an Event; matchPolicy Equivalent calls a webhook for another served
+// version of a custom resource, reinvocationPolicy IfNeeded calls a mutating webhook again after a
+// later one changed the object; watches in another version than the stored one get objects converted
+// by the CRD's conversion webhook.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
@@ -12,6 +14,7 @@ import { start } from './helpers.js';
 import { requestJson, isApiStatus } from '../../src/kube/http.js';
 import { generateTls } from '../../src/sandbox/tls.js';
 import { waitFor } from '../helpers/wait.js';
+import { crd } from '../helpers/crd.js';
 
 interface Seen {
   path: string;
@@ -136,22 +139,9 @@ test("a watch in another version than the stored one gets its objects converted 
       : { convertedObjects: req.objects.map((o: any) => ({ ...o, apiVersion: req.desiredAPIVersion, spec: { ...o.spec, via: 'webhook' } })), result: { status: 'Success' } },
   );
   t.after(() => hook.close());
-  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
-  await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gadgets.ex.example.com' },
-    spec: {
-      group: 'ex.example.com',
-      scope: 'Namespaced',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-      versions: [
-        { name: 'v1', served: true, storage: true, schema },
-        { name: 'v2', served: true, storage: false, schema },
-      ],
-      conversion: { strategy: 'Webhook', webhook: { clientConfig: hook.url('/gadgets.ex.example.com'), conversionReviewVersions: ['v1'] } },
-    },
-  });
+  const gadgets = crd('Gadget', { group: 'ex.example.com', versions: ['v1', 'v2'] });
+  const conversion = { strategy: 'Webhook', webhook: { clientConfig: hook.url('/gadgets.ex.example.com'), conversionReviewVersions: ['v1'] } };
+  await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, { ...gadgets, spec: { ...gadgets.spec, conversion } });
   const V1 = '/apis/ex.example.com/v1/namespaces/default/gadgets';
   const gadget = (name: string) => ({ apiVersion: 'ex.example.com/v1', kind: 'Gadget', metadata: { name }, spec: { size: 1 } });
   await waitFor(async () => !!(await requestJson(kc, 'GET', V1).catch(() => undefined)), 'the CRD served');
@@ -183,4 +173,83 @@ test("a watch in another version than the stored one gets its objects converted 
   await waitFor(() => ended !== 'open', 'the watch ended');
   assert.equal(events.length, 3);
   assert.ok(warnings.some((w) => /watch of gadgets\.ex\.example\.com ended: .*refused by the test/.test(w)), warnings.join('\n'));
+});
+
+test('matchPolicy Equivalent calls a webhook of another served version with the object in it; reinvocationPolicy IfNeeded calls again after a later change; a matchCondition error fails closed', async (t) => {
+  const { kc } = await start();
+  const calls: Array<[string, Record<string, string>]> = [];
+  const addLabel = (req: any, key: string) => {
+    const labels = req.object.metadata.labels ?? {};
+    if (labels[key]) return { allowed: true };
+    return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'add', path: `/metadata/labels/${key}`, value: 'yes' }])).toString('base64') };
+  };
+  const hook = await webhookServer((path, req) => {
+    calls.push([path, { ...(req.object?.metadata?.labels ?? {}) }]);
+    if (path.startsWith('/first')) return addLabel(req, 'first');
+    if (path === '/second') return addLabel(req, 'second');
+    return { allowed: true };
+  });
+  t.after(() => hook.close());
+  await requestJson(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {}, crd('Thing', { group: 'eq.example.com', versions: ['v1', 'v2'] }));
+  const v2Rule = [{ apiGroups: ['eq.example.com'], apiVersions: ['v2'], resources: ['things'], operations: ['CREATE'] }];
+  const webhook = (name: string, path: string, rules: unknown[], extra: Record<string, unknown> = {}) => ({ name, clientConfig: hook.url(path), rules, sideEffects: 'None', admissionReviewVersions: ['v1'], ...extra });
+  await requestJson(kc, 'POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {}, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'versions' },
+    webhooks: [
+      webhook('equivalent.example.com', '/equivalent', v2Rule),
+      webhook('exact.example.com', '/exact', v2Rule, { matchPolicy: 'Exact' }),
+      webhook('broken-condition.example.com', '/broken', [rule(['secrets'], ['CREATE'])], { matchConditions: [{ name: 'bad', expression: 'object.nope == 1' }] }),
+      webhook('broken-ignored.example.com', '/broken-ignored', [rule(['services'], ['CREATE'])], { failurePolicy: 'Ignore', matchConditions: [{ name: 'bad', expression: 'object.nope == 1' }] }),
+    ],
+  });
+  await requestJson(kc, 'POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {}, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: 'labels' },
+    webhooks: [
+      webhook('first-if-needed.example.com', '/first-if-needed', [rule(['configmaps'], ['CREATE'])], { reinvocationPolicy: 'IfNeeded' }),
+      webhook('second-cm.example.com', '/second', [rule(['configmaps'], ['CREATE'])]),
+      webhook('first-never.example.com', '/first-never', [rule(['persistentvolumeclaims'], ['CREATE'])]),
+      webhook('second-pvc.example.com', '/second', [rule(['persistentvolumeclaims'], ['CREATE'])]),
+    ],
+  });
+  const stored = await requestJson<any>(kc, 'GET', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/labels');
+  assert.deepEqual(stored.webhooks.map((w: any) => [w.matchPolicy, w.reinvocationPolicy]), [['Equivalent', 'IfNeeded'], ['Equivalent', 'Never'], ['Equivalent', 'Never'], ['Equivalent', 'Never']]);
+
+  // a v1 request: the Equivalent webhook gets the object as v2, the Exact one is not called
+  await waitFor(async () => !!(await requestJson(kc, 'GET', '/apis/eq.example.com/v1/namespaces/default/things').catch(() => undefined)), 'the CRD served');
+  await requestJson(kc, 'POST', '/apis/eq.example.com/v1/namespaces/default/things', {}, { apiVersion: 'eq.example.com/v1', kind: 'Thing', metadata: { name: 'x' } });
+  assert.deepEqual(hook.seen.filter((x) => x.path === '/exact'), []);
+  const eq = hook.seen.find((x) => x.path === '/equivalent')!.review.request;
+  assert.deepEqual([eq.kind.version, eq.resource.version, eq.requestKind.version, eq.requestResource.version, eq.object.apiVersion], ['v2', 'v2', 'v1', 'v1', 'eq.example.com/v2']);
+
+  // IfNeeded: called again once the later webhook added its label; Never: once
+  calls.length = 0;
+  const made = await requestJson<any>(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('twice'));
+  assert.deepEqual(made.metadata.labels, { first: 'yes', second: 'yes' });
+  assert.deepEqual(calls, [
+    ['/first-if-needed', {}],
+    ['/second', { first: 'yes' }],
+    ['/first-if-needed', { first: 'yes', second: 'yes' }],
+  ]);
+  calls.length = 0;
+  await requestJson(kc, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', {}, {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'once', labels: {} },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  });
+  assert.deepEqual(calls, [
+    ['/first-never', {}],
+    ['/second', { first: 'yes' }],
+  ]);
+
+  // a matchCondition that fails to evaluate: Forbidden under Fail, the webhook skipped under Ignore
+  const forbidden = await requestJson(kc, 'POST', '/api/v1/namespaces/default/secrets', {}, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1' } }).catch((e: unknown) => e);
+  assert.ok(isApiStatus(forbidden, 403), String(forbidden));
+  assert.match((forbidden as Error).message, /secrets "s1" is forbidden: matchCondition bad: /);
+  await requestJson(kc, 'POST', '/api/v1/namespaces/default/services', {}, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } });
+  assert.deepEqual(hook.seen.filter((x) => x.path.startsWith('/broken')), []);
 });
