@@ -11,6 +11,15 @@ import { debugRequest } from '../../src/cli/debug.js';
 import { makeTree, writeTree } from '../helpers/tree.js';
 import { bashHook, waitFor, withOperator } from '../helpers/operator-process.js';
 
+/** The lines of the trace file, none before it exists. */
+function traceLines(trace: string): string[] {
+  try {
+    return readFileSync(trace, 'utf8').trim().split('\n');
+  } catch {
+    return [];
+  }
+}
+
 /** A module whose beforeHelm hook traces its start and end; with `gate`, it waits for that file in between. */
 function mod(dir: string, name: string, trace: string, moduleYaml?: string, gate?: string): Record<string, string> {
   const wait = gate ? `while [[ ! -e '${gate}' ]]; do sleep 0.05; done` : '';
@@ -37,13 +46,7 @@ test('critical modules first in order, then functional modules in parallel queue
   };
   writeTree(root, files);
   const socket = join(root, 'debug.socket');
-  const lines = () => {
-    try {
-      return readFileSync(trace, 'utf8').trim().split('\n');
-    } catch {
-      return [];
-    }
-  };
+  const lines = () => traceLines(trace);
   await withOperator(root, ['--parallel-module-runs', '2'], async ({ output }) => {
     await waitFor(() => lines().includes('f-three start'), 'f-three to start');
     // f-three waits at its gate: f-four waits for it
@@ -93,13 +96,7 @@ test('a failed functional module run goes behind the modules queued after it in 
     'modules/020-f-good/hooks/before': bashHook({ configVersion: 'v1', beforeHelm: 1 }, `echo "f-good run" >> '${trace}'`),
     'modules/020-f-good/module.yaml': 'weight: 20\n',
   });
-  const lines = () => {
-    try {
-      return readFileSync(trace, 'utf8').trim().split('\n');
-    } catch {
-      return [];
-    }
-  };
+  const lines = () => traceLines(trace);
   // one parallel queue: f-good is queued behind f-bad
   await withOperator(root, ['--parallel-module-runs', '1'], async ({ output }) => {
     await waitFor(() => lines().includes('f-good run'), 'f-good to run while f-bad fails', 30_000);
