@@ -26,7 +26,7 @@ import { ownership, placedObjects, type CrdMode, type ReleaseContext, type Relea
 import { absentObjects } from './release-actions/absent-objects.js';
 import { decideModuleRun } from './release-actions/decide.js';
 import { inputsDigest } from './release-actions/change-detection.js';
-import { CRD_READY_MS, ensureModuleCrdsNow, installReleaseCrds } from './release-actions/crds.js';
+import { CRD_READY_MS, ensureModuleCrdsNow, installReleaseCrds, type EnsuredCrds } from './release-actions/crds.js';
 
 /** Deckhouse's kind of a CRD conversion webhook configuration, applied ahead of the release (ModuleEnsureHooks). */
 export const CONVERSION_WEBHOOK_KIND = 'ConversionWebhook';
@@ -266,11 +266,11 @@ export class HelmReleases {
 
   /**
    * The Go operator's ModuleEnsureCRDs ahead of a converge: the module directory's crds/ CRDs created
-   * or updated (with the extra labels) and waited for until served; their names.
+   * or updated (with the extra labels) and waited for until served; their names and API versions.
    */
-  async ensureModuleCrds(release: string, moduleDir: string): Promise<string[]> {
+  async ensureModuleCrds(release: string, moduleDir: string): Promise<EnsuredCrds> {
     const applied = await ensureModuleCrdsNow(this.ctx, moduleDir, release);
-    if (applied.length) this.renderer.invalidateCapabilities();
+    if (applied.crds.length) this.renderer.invalidateCapabilities();
     return applied;
   }
 

@@ -129,9 +129,10 @@ export interface HelmPort {
   objectHealth?(release: string, namespace: string): ObjectStatusEntry[] | undefined;
   /**
    * The module directory's crds/ CRDs created or updated and served (ModuleEnsureCRDs, before the
-   * converge's module runs); the names of those applied.
+   * converge's module runs): the names of those applied, and `group/version/Kind` of each of their
+   * versions (module-sdk's GetAppliedGVKs).
    */
-  ensureModuleCrds?(release: string, moduleDir: string): Promise<string[]>;
+  ensureModuleCrds?(release: string, moduleDir: string): Promise<{ crds: string[]; apiVersions: string[] }>;
   /** The release's ConversionWebhook objects applied ahead of it (ModuleEnsureHooks); how many. */
   ensureConversionWebhooks?(request: ReleaseRequest): Promise<number>;
   /** Stops the resources monitor (at the operator's stop). */

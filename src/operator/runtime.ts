@@ -67,6 +67,8 @@ export class Runtime {
   /** The converge's functional modules: each runs in a parallel queue once what it requires is done. */
   readonly functional: FunctionalScheduler;
   readonly activity = new Activity();
+  /** `group/version/Kind` of every CRD ModuleEnsureCRDs applied since the start (Go's DiscoveredGVKs). */
+  readonly crdApiVersions = new Set<string>();
   /** Each enabled module's health (module-health.ts), refreshed on its runs and its objects' changes. */
   readonly health: ModuleHealthTracker;
   readonly hookRunner: HookRunner;

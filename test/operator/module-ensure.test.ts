@@ -57,3 +57,23 @@ test("every enabled module's crds/ before the converge's first module run; Conve
     assert.equal(hook.spec.note, 'from-values');
   });
 });
+
+test("the ensured CRDs' group/version/Kind in global.discovery.apiVersions before any module runs, for a module set with module.yaml (Deckhouse's loader); none without (Go's fs loader)", async () => {
+  for (const deckhouse of [true, false]) {
+    const root = makeTree({ 'global-hooks/.keep': '', 'trace/.keep': '' });
+    const trace = join(root, 'trace/values');
+    writeTree(root, {
+      'modules/values.yaml': 'readerEnabled: true\nshipperEnabled: true\n',
+      // ordered first, before the module that ships the CRDs: it sees them in its values at its first run
+      'modules/001-reader/hooks/before': bashHook({ configVersion: 'v1', beforeHelm: 1 }, `jq -c '.global.discovery.apiVersions' "$VALUES_PATH" >> '${trace}'`),
+      ...(deckhouse ? { 'modules/001-reader/module.yaml': 'critical: true\n' } : {}),
+      'modules/002-shipper/crds/widgets.yaml': JSON.stringify(crd('Widget', { versions: ['v1', 'v1alpha1'] })),
+      'modules/002-shipper/crds/gadgets.yaml': JSON.stringify(crd('Gadget', { group: 'deckhouse.io' })),
+    });
+    await withOperator(root, [], async ({ output }) => {
+      await waitFor(() => output().includes('startup converge done'), 'the first converge', 60_000);
+      const seen = readFileSync(trace, 'utf8').trim();
+      assert.equal(seen, deckhouse ? '["deckhouse.io/v1/Gadget","example.com/v1/Widget","example.com/v1alpha1/Widget"]' : 'null', `module.yaml: ${deckhouse}`);
+    });
+  }
+});

@@ -95,19 +95,33 @@ async function installChartCrds(ctx: ReleaseContext, crds: readonly CrdFile[], r
   return created;
 }
 
+/** The CRDs ModuleEnsureCRDs applied: their names, and `group/version/Kind` of each version they declare. */
+export interface EnsuredCrds {
+  crds: string[];
+  apiVersions: string[];
+}
+
 /**
  * The Go operator's ModuleEnsureCRDs task ahead of a converge: the CRDs of the module directory's crds/
- * files created or updated and waited for until served; returns their names.
+ * files created or updated and waited for until served.
  */
-export async function ensureModuleCrdsNow(ctx: ReleaseContext, moduleDir: string, release: string): Promise<string[]> {
+export async function ensureModuleCrdsNow(ctx: ReleaseContext, moduleDir: string, release: string): Promise<EnsuredCrds> {
   const touched = await ensureModuleCrds(ctx, moduleCrdFiles(moduleDir), release);
   for (const t of touched) await waitUntilServed(ctx, t.placed, t.source, release);
-  return touched.map((t) => t.placed.name);
+  return { crds: touched.map((t) => t.placed.name), apiVersions: touched.flatMap((t) => crdApiVersions(t.object)) };
+}
+
+/** `group/version/Kind` for each version of the CRD's spec.versions (module-sdk's crd-installer GetAppliedGVKs). */
+function crdApiVersions(crd: Record<string, unknown>): string[] {
+  const spec = (crd.spec ?? {}) as CrdStatus['spec'] & { versions?: { name?: string }[] };
+  const group = spec?.group ?? '';
+  const kind = spec?.names?.kind ?? '';
+  return (spec?.versions ?? []).map((v) => `${group}/${v.name ?? ''}/${kind}`);
 }
 
 /** The Go operator's ModuleEnsureCRDs: each CRD of the module's crd files created or updated; those applied. */
-async function ensureModuleCrds(ctx: ReleaseContext, files: ModuleCrdFile[], release: string): Promise<{ placed: PlacedObject; source: string }[]> {
-  const applied: { placed: PlacedObject; source: string }[] = [];
+async function ensureModuleCrds(ctx: ReleaseContext, files: ModuleCrdFile[], release: string): Promise<{ placed: PlacedObject; source: string; object: Record<string, unknown> }[]> {
+  const applied: { placed: PlacedObject; source: string; object: Record<string, unknown> }[] = [];
   for (const file of files) {
     const docs = splitManifests(file.text).map((content) => ({ name: file.path, content }));
     for (const o of manifestObjects(docs)) {
@@ -118,7 +132,7 @@ async function ensureModuleCrds(ctx: ReleaseContext, files: ModuleCrdFile[], rel
       } catch (e) {
         throw new Error(`release ${release}: applying ${o.kind} ${o.name} (${o.source}) failed: ${apiMessage(e)}`, { cause: e });
       }
-      applied.push({ placed, source: o.source });
+      applied.push({ placed, source: o.source, object: o.object });
     }
   }
   return applied;
