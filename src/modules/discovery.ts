@@ -26,8 +26,11 @@ export interface ModuleDefinition {
   tags: string[];
   /** module.yaml `requirements.modules`. */
   requires: ModuleRequirement[];
-  /** module.yaml `disable.message`, shown when the module is disabled. */
-  disableMessage?: string;
+  /**
+   * module.yaml `disable`: Deckhouse asks for a confirmation before its ModuleConfig disables the
+   * module; here a warning with the message is logged when the ConfigMap disables it.
+   */
+  disable?: { confirmation: boolean; message: string };
   /** The module's module.yaml, when it has one. */
   definitionFile?: string;
   /** The directory as listed in the modules dir (a symlink stays a symlink here). */
@@ -148,7 +151,7 @@ export function discoverModules(opts: DiscoveryOptions): ModuleDefinition[] {
         openapiDir: join(path, 'openapi'),
       };
       if (yaml) def.definitionFile = yaml.file;
-      if (yaml?.disable?.message) def.disableMessage = yaml.disable.message;
+      if (yaml?.disable) def.disable = yaml.disable;
       if (existsSync(join(path, 'values.yaml'))) def.valuesFile = join(path, 'values.yaml');
       if (existsSync(join(path, 'hooks'))) def.hooksDir = join(path, 'hooks');
       const enabled = join(path, 'enabled');

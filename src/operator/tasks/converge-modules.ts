@@ -108,6 +108,22 @@ function ensureTasks(rt: Runtime, enabled: readonly string[], newlyEnabled: Read
   ];
 }
 
+/**
+ * A module whose module.yaml asks for a confirmation before it is disabled (`disable.confirmation`),
+ * disabled by the ConfigMap: Deckhouse's webhook would have refused its ModuleConfig without the
+ * `modules.deckhouse.io/allow-disabling` annotation; this operator has no such gate, so it says so
+ * with the module's message (docs/compatibility.md).
+ */
+function warnUnconfirmedDisable(rt: Runtime, module: string): void {
+  const { disable, definitionFile } = rt.manager.module(module).def;
+  const reason = rt.manager.decision(module)?.reason;
+  if (!disable?.confirmation || reason?.kind !== 'configmap') return;
+  rt.log.warn(
+    { module, key: reason.key, definition: definitionFile, message: disable.message },
+    `module ${module} disabled by ConfigMap key "${reason.key}" without the confirmation its module.yaml asks for (disable.confirmation; not enforced here)${disable.message ? `: ${disable.message}` : ''}`,
+  );
+}
+
 export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, queue) => {
   // another converge in progress: this task was put in front of it (a restart), and it ends here
   await rt.converge.takeOver(task, () => endConvergeInProgress(rt, task, queue));
@@ -143,6 +159,7 @@ export const convergeModules: TaskHandler<'ConvergeModules'> = async (rt, task, 
         for (const name of discovery.toDisable) {
           for (const hook of await rt.manager.moduleHooks(name)) rt.bindingsOf(hook).disableSchedules();
           rt.converge.owesDelete(name);
+          warnUnconfirmedDisable(rt, name);
         }
         // deletions a restart cut short are still owed, unless the module is enabled again
         const enabledNow = new Set(discovery.enabled);
