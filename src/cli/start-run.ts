@@ -25,6 +25,8 @@ import { httpSources, metricSources } from '../operator/serve.js';
 import type { StartOptions } from './start.js';
 import { ConsoleProgress } from './start-console.js';
 import { parseControllers, parsePodStart } from './sandbox.js';
+import { guardSnapshotMemory } from '../operator/snapshot-memory-guard.js';
+import { parseByteSize } from '../util/limits.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'];
 const LOG_TYPES = ['json', 'text', 'color'];
@@ -94,6 +96,7 @@ function checkOptions(opts: StartOptions) {
       opts.helmMonitorKubeClientQps === undefined && opts.helmMonitorKubeClientBurst === undefined
         ? undefined
         : { ...clientLimit(opts.helmMonitorKubeClientQps, opts.helmMonitorKubeClientBurst, '--helm-monitor-kube-client'), dropLimitUnderApf: false },
+    snapshotMemoryLimit: parseByteSize(opts.kubeSnapshotMemoryLimit ?? '0', '--kube-snapshot-memory-limit'),
     extenders: parseAppliedExtenders(opts.appliedModuleExtenders ?? '', '--applied-module-extenders'),
     patcherClient: {
       ...clientLimit(opts.objectPatcherKubeClientQps, opts.objectPatcherKubeClientBurst, '--object-patcher-kube-client'),
@@ -149,7 +152,8 @@ export async function runStart(opts: StartOptions): Promise<void> {
   // the HTTP server answers probes from the start: /readyz says 503 until the first converge is done
   let operator: Operator | undefined;
   const ref = () => operator?.runtime;
-  const metrics = new OperatorMetrics({ prefix: opts.prometheusMetricsPrefix, sources: metricSources(ref) });
+  const sources = metricSources(ref);
+  const metrics = new OperatorMetrics({ prefix: opts.prometheusMetricsPrefix, sources });
   registerKubeConnectionMetrics(metrics.registry, metrics.prefix, connectionStats);
   recordRequests({ latency: (r) => metrics.kubeRequestLatency(r), result: (r) => metrics.kubeRequestResult(r) });
   const hookMetrics = new HookMetricsStorage();
@@ -160,6 +164,8 @@ export async function runStart(opts: StartOptions): Promise<void> {
   const http = new HttpServer({ host: opts.listenAddress ?? (opts.sandbox ? '127.0.0.1' : '0.0.0.0'), port: checked.listenPort, sources: httpSources(ref, metrics, hookMetrics, readiness) });
   await http.start();
   metrics.start();
+  const limitBytes = checked.snapshotMemoryLimit;
+  const stopGuard = limitBytes > 0 ? guardSnapshotMemory({ limitBytes, snapshots: () => sources.snapshots(), warn: (fields, message) => log.warn(fields, message) }) : () => {};
   log.info({ address: `http://${http.address.host}:${http.address.port}` }, 'HTTP server listening: /healthz /readyz /metrics /metrics/hooks /status/converge');
   try {
     if (ha && kc) {
@@ -175,6 +181,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
       await haMode?.release();
     }
   } finally {
+    stopGuard();
     metrics.stop();
     await http.stop();
   }

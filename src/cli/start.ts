@@ -36,6 +36,7 @@ export interface StartOptions {
   /** Unset: the default, dropped when the API server runs API Priority and Fairness. */
   helmMonitorKubeClientQps?: string;
   helmMonitorKubeClientBurst?: string;
+  kubeSnapshotMemoryLimit: string;
   strictCheckValuesModeEnabled: boolean;
   appliedModuleExtenders: string;
   shellChrootDir: string;
@@ -131,6 +132,11 @@ export function registerStart(program: Command): Command {
       fromEnv(['HELM_MONITOR_KUBE_CLIENT_QPS'], '') || undefined,
     )
     .option('--helm-monitor-kube-client-burst <n>', 'burst of that client (env HELM_MONITOR_KUBE_CLIENT_BURST; default 10 when the QPS is set)', fromEnv(['HELM_MONITOR_KUBE_CLIENT_BURST'], '') || undefined)
+    .option(
+      '--kube-snapshot-memory-limit <size>',
+      "a warning is logged when the kubernetes bindings' snapshots together retain 80 % of this, and again past it (kube_snapshot_bytes; env KUBE_SNAPSHOT_MEMORY_LIMIT; a size such as 512Mi; 0: no warning)",
+      fromEnv(['ADDON_OPERATOR_KUBE_SNAPSHOT_MEMORY_LIMIT', 'KUBE_SNAPSHOT_MEMORY_LIMIT'], '0'),
+    )
     .option(
       '--strict-check-values-mode-enabled',
       'every modules dir and every module must have a values.yaml, else the start fails naming the missing ones (env STRICT_CHECK_VALUES_MODE_ENABLED)',

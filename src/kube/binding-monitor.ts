@@ -26,6 +26,7 @@ import type { BindingEvent, BindingMonitor, MonitorOptions } from '../operator/p
 import type { FieldSelector, KubernetesBinding, LabelSelector, WatchEvent } from '../hooks/config-types.js';
 import type { SnapshotItem } from '../hooks/binding-context.js';
 import { SharedObjects, filterObject, filterObjects, sameForHook } from '../hooks/snapshot.js';
+import { CHECKSUM_ENTRY_BYTES, itemBytes } from '../hooks/retained-bytes.js';
 import { errorMessage } from '../util/errors.js';
 import { Informer, type KubeObject, type WatchEventType } from './informer.js';
 import { SharedInformer, type InformerHandlers, type InformerSpec } from './shared-informer.js';
@@ -147,6 +148,8 @@ interface Source {
   cache: Map<string, SnapshotItem>;
   /** Checksums of the whole objects by key, kept only for a binding without a jqFilter. */
   sums: Map<string, string>;
+  /** What cache and sums retain (retained-bytes.ts). */
+  bytes: number;
   synced: boolean;
   ready: Promise<void>;
   closed: boolean;
@@ -197,6 +200,12 @@ class Monitor implements BindingMonitor {
   snapshotSize(): number {
     let n = 0;
     for (const list of this.sources.values()) for (const s of list) n += s.cache.size;
+    return n;
+  }
+
+  retainedBytes(): number {
+    let n = 0;
+    for (const list of this.sources.values()) for (const s of list) n += s.bytes;
     return n;
   }
 
@@ -306,6 +315,7 @@ class Monitor implements BindingMonitor {
     for (const item of s.cache.values()) this.shared.release(item.object);
     s.cache.clear();
     s.sums.clear();
+    s.bytes = 0;
     return s.stop();
   }
 
@@ -331,6 +341,7 @@ class Monitor implements BindingMonitor {
       stop,
       cache: new Map(),
       sums: new Map(),
+      bytes: 0,
       synced: false,
       closed: false,
       ready: started.then(() => {
@@ -355,9 +366,7 @@ class Monitor implements BindingMonitor {
     outcomes.forEach((outcome, i) => {
       if (!outcome.ok) return this.reportFilterError(objects[i]!, outcome.error);
       const key = keys[i]!;
-      this.shared.release(source.cache.get(key)?.object);
-      source.cache.set(key, outcome.item);
-      if (outcome.checksum !== undefined) source.sums.set(key, outcome.checksum);
+      this.put(source, key, outcome.item, outcome.checksum);
       added.push([key, outcome.item]);
     });
     if (!this.live) return;
@@ -380,6 +389,7 @@ class Monitor implements BindingMonitor {
       if (!cached) return;
       source.cache.delete(key);
       source.sums.delete(key);
+      source.bytes -= this.entryBytes(key, cached);
       this.shared.release(cached.object);
       return this.emit('Deleted', cached);
     }
@@ -393,11 +403,24 @@ class Monitor implements BindingMonitor {
       if (this.binding.jqFilter !== undefined) this.options.timings?.jqFilter((performance.now() - started) / 1000);
     }
     const same = cached !== undefined && sameForHook({ item: cached, checksum: source.sums.get(key) }, filtered);
-    source.cache.set(key, filtered.item);
-    this.shared.release(cached?.object);
-    if (filtered.checksum !== undefined) source.sums.set(key, filtered.checksum);
+    this.put(source, key, filtered.item, filtered.checksum);
     if (same) return;
     this.emit(WATCH_EVENTS[type], filtered.item);
+  }
+
+  /** Sets the entry of `key` (releasing the object of the one it replaces) and counts what it retains. */
+  private put(source: Source, key: string, item: SnapshotItem, checksum: string | undefined): void {
+    const old = source.cache.get(key);
+    source.cache.set(key, item);
+    if (checksum !== undefined) source.sums.set(key, checksum);
+    source.bytes += this.entryBytes(key, item);
+    if (old === undefined) return;
+    source.bytes -= this.entryBytes(key, old);
+    this.shared.release(old.object);
+  }
+
+  private entryBytes(key: string, item: SnapshotItem): number {
+    return itemBytes(key, item) + (this.binding.jqFilter === undefined ? CHECKSUM_ENTRY_BYTES : 0);
   }
 
   private emit(watchEvent: WatchEvent, item: SnapshotItem): void {

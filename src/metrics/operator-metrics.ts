@@ -44,7 +44,8 @@ export interface ScrapeSources {
   /** Bindings per loaded hook (`binding_count`); module "" for global hooks. */
   hooks(): readonly { module: string; hook: string; bindings: number }[];
   /** Objects in each kubernetes binding's snapshot (`kube_snapshot_objects`). */
-  snapshots(): readonly { module: string; hook: string; binding: string; queue: string; kind: string; objects: number }[];
+  /** …and the memory it retains, estimated (`kube_snapshot_bytes`). */
+  snapshots(): readonly { module: string; hook: string; binding: string; queue: string; kind: string; objects: number; bytes: number }[];
   /**
    * Each enabled module's health (`module_health`, 1 for its health and 0 for the others) and how
    * many objects of its release are in each status (`module_objects`).
@@ -188,6 +189,9 @@ export class OperatorMetrics {
       }),
       scraped('kube_snapshot_objects', 'Objects in the snapshot of a kubernetes binding', KUBE_LABELS, (set) => {
         for (const s of src.snapshots?.() ?? []) set([s.module, s.hook, s.binding, s.queue, s.kind], s.objects);
+      }),
+      scraped('kube_snapshot_bytes', 'Memory the snapshot of a kubernetes binding retains, estimated', KUBE_LABELS, (set) => {
+        for (const s of src.snapshots?.() ?? []) set([s.module, s.hook, s.binding, s.queue, s.kind], s.bytes);
       }),
     ];
   }

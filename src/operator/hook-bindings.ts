@@ -87,6 +87,13 @@ export class HookBindings {
     return n;
   }
 
+  /** The memory the snapshots of the bindings named `name` retain, estimated. */
+  retainedBytes(name: string): number {
+    let n = 0;
+    for (const s of this.kube) if (s.binding.name === name) n += s.monitor.retainedBytes();
+    return n;
+  }
+
   /**
    * Starts a monitor per kubernetes binding and waits for every first list; returns one
    * Synchronization context per binding with the objects listed. All or nothing: on an error the

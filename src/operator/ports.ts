@@ -29,6 +29,8 @@ export interface BindingMonitor {
   snapshot(): readonly SnapshotItem[];
   /** How many items the snapshot holds, without building it (the metrics' scrape counts them). */
   snapshotSize(): number;
+  /** The memory the snapshot retains, estimated (`kube_snapshot_bytes`, the snapshot memory guard). */
+  retainedBytes(): number;
   stop(): Promise<void>;
 }
 

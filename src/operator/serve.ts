@@ -64,6 +64,7 @@ export function metricSources(ref: RuntimeRef): ScrapeSources {
           queue: b.queue,
           kind: b.kind,
           objects: rt.bindingsOf(h).snapshotSize(b.name),
+          bytes: rt.bindingsOf(h).retainedBytes(b.name),
         })),
       );
     },

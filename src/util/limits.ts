@@ -31,6 +31,16 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
+const SIZE_UNITS: Record<string, number> = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: MiB, Gi: 1024 * MiB, Ti: 1024 * 1024 * MiB };
+
+/** A size written as a Kubernetes quantity: `512Mi`, `2Gi`, `500M`, `1048576`; `what` names it in the error. */
+export function parseByteSize(text: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kKMGT]i?)?\s*$/.exec(text);
+  const unit = m ? SIZE_UNITS[m[2] ?? ''] : undefined;
+  if (!m || unit === undefined) throw new UserError(`${what}: "${text}" is not a size (bytes, or a number with Ki, Mi, Gi, Ti, k, M, G or T: 512Mi)`);
+  return Math.round(Number(m[1]) * unit);
+}
+
 /** The error of an input beyond its limit; `what` names it ("hook x: $METRICS_PATH"). */
 export function tooLarge(what: string, size: number | undefined, limit: number): UserError {
   const got = size === undefined ? '' : ` ${size} bytes,`;

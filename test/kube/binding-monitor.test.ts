@@ -531,3 +531,24 @@ test('bindings keeping filter results only share one informer keeping resourceVe
   assert.deepEqual(names1.events, ['Deleted "cm-0002"']);
   assert.deepEqual([values, names1, late].flatMap((w) => w.errors), []);
 });
+
+test('retainedBytes: what each binding keeps, more for full objects than for filter results; it grows with objects and falls back with deletions and stop()', { timeout: 60_000 }, async (t) => {
+  const { sandbox, api, watch } = await setup(t);
+  sandbox.load(['a', 'b'].map((n) => cm('default', n, 'x'.repeat(1000))));
+  const full = watch(binding({ kind: 'ConfigMap' }));
+  const filtered = watch(binding({ kind: 'ConfigMap', jqFilter: '.data.v | length', keepFullObjectsInMemory: false }));
+  assert.equal(full.monitor.retainedBytes(), 0, 'nothing before the start');
+  await Promise.all([full.monitor.start(), filtered.monitor.start()]);
+  const two = { full: full.monitor.retainedBytes(), filtered: filtered.monitor.retainedBytes() };
+  assert.ok(two.filtered > 0 && two.full > two.filtered + 2 * 1000, `full objects keep their 1,000-character values: ${JSON.stringify(two)}`);
+  await api.create('default', 'c', 'y'.repeat(1000));
+  await until(() => full.monitor.snapshotSize() === 3 && filtered.monitor.snapshotSize() === 3, 'c in both snapshots');
+  assert.ok(full.monitor.retainedBytes() > two.full + 1000, 'one object more');
+  assert.ok(filtered.monitor.retainedBytes() > two.filtered, 'one filter result more');
+  await api.remove('default', 'c');
+  await until(() => full.monitor.snapshotSize() === 2 && filtered.monitor.snapshotSize() === 2, 'c gone from both');
+  assert.equal(filtered.monitor.retainedBytes(), two.filtered, 'back to the two filter results');
+  assert.equal(full.monitor.retainedBytes(), two.full, 'back to the two objects');
+  await full.monitor.stop();
+  assert.equal(full.monitor.retainedBytes(), 0, 'nothing after stop()');
+});

@@ -23,6 +23,7 @@ import type {
 } from '../../src/operator/ports.js';
 import type { KubernetesBinding } from '../../src/hooks/config-types.js';
 import { compareSnapshotItems, type SnapshotItem } from '../../src/hooks/binding-context.js';
+import { itemBytes } from '../../src/hooks/retained-bytes.js';
 import { filterObject } from '../../src/hooks/snapshot.js';
 import type { KubeOperation } from '../../src/hooks/outputs/kubernetes.js';
 import { checksumJson, type JsonObject } from '../../src/util/json.js';
@@ -113,6 +114,12 @@ class MemoryMonitor implements BindingMonitor {
 
   snapshotSize(): number {
     return this.items.size;
+  }
+
+  retainedBytes(): number {
+    let n = 0;
+    for (const [key, item] of this.items) n += itemBytes(key, item);
+    return n;
   }
 
   async stop(): Promise<void> {

@@ -49,6 +49,7 @@ const EXPECTED: Record<string, [string, string[]]> = {
   tasks_queue_length: ['gauge', ['queue']],
   tasks_queue_head_info: ['gauge', ['queue', 'module', 'task_type', 'hook']],
   kube_snapshot_objects: ['gauge', ['module', 'hook', 'binding', 'queue', 'kind']],
+  kube_snapshot_bytes: ['gauge', ['module', 'hook', 'binding', 'queue', 'kind']],
   kube_jq_filter_duration_seconds: ['histogram', ['module', 'hook', 'binding', 'queue', 'kind']],
   kube_event_duration_seconds: ['histogram', ['module', 'hook', 'binding', 'queue', 'kind']],
   kubernetes_client_watch_errors_total: ['counter', ['error_type']],
@@ -168,6 +169,7 @@ test('probes, converge status, metrics and the status JSON of a running operator
     assert.match(samples, /addon_operator_mm_module_info\{module="off",enabled="false",critical="true"\} 1/);
     assert.match(samples, /addon_operator_binding_count\{module="",hook="hooks\/watch-cm"\} 1/);
     assert.match(samples, /addon_operator_kube_snapshot_objects\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} 1/);
+    assert.match(samples, /^addon_operator_kube_snapshot_bytes\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} [1-9]\d+$/m);
     assert.match(samples, /addon_operator_tasks_queue_length\{queue="main"\} \d+$/m);
     // the watch-cm binding's jqFilter ran over the ConfigMaps it lists; API requests by URL template and result
     assert.match(samples, /^addon_operator_kube_jq_filter_duration_seconds_count\{module="",hook="hooks\/watch-cm",binding="cms",queue="main",kind="ConfigMap"\} [1-9]\d*$/m);
