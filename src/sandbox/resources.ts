@@ -163,8 +163,8 @@ export class Resources {
   }
 
   list(t: ResourceType, ns: string, opts: ListOptions): ListResult {
-    let entries = this.store.list(typeKey(t.group, t.plural), t.namespaced ? ns : undefined);
     let rv = this.store.rv;
+    let after: string | undefined;
     if (opts.continue) {
       let tok: { rv: number; k: string };
       try {
@@ -177,31 +177,23 @@ export class Resources {
         throw new StatusError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
       }
       rv = tok.rv;
-      let lo = 0;
-      let hi = entries.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (objectKey(entries[mid].ns, entries[mid].name) <= tok.k) lo = mid + 1;
-        else hi = mid;
-      }
-      entries = entries.slice(lo);
+      after = tok.k;
     }
     const { labelSelector: ls, fieldSelector: fs } = opts;
-    if (ls || fs) {
-      entries = entries.filter((e) => {
-        if (ls && !ls(e.labels)) return false;
-        if (fs) return fs(fieldSubject(e.name, e.ns, e.json));
-        return true;
-      });
-    }
+    const match =
+      ls || fs
+        ? (e: Entry) => {
+            if (ls && !ls(e.labels)) return false;
+            if (fs) return fs(fieldSubject(e.name, e.ns, e.json));
+            return true;
+          }
+        : undefined;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    if (limit && entries.length > limit) {
-      const page = entries.slice(0, limit);
-      const last = page[page.length - 1];
-      const token = Buffer.from(JSON.stringify({ rv, k: objectKey(last.ns, last.name) })).toString('base64url');
-      return { entries: page, rv, continue: token, remaining: entries.length - limit };
-    }
-    return { entries, rv };
+    const page = this.store.page(typeKey(t.group, t.plural), t.namespaced ? ns : undefined, after, limit, match);
+    if (!page.more) return { entries: page.entries, rv };
+    const last = page.entries[page.entries.length - 1]!;
+    const token = Buffer.from(JSON.stringify({ rv, k: objectKey(last.ns, last.name) })).toString('base64url');
+    return { entries: page.entries, rv, continue: token, ...(page.remaining !== undefined ? { remaining: page.remaining } : {}) };
   }
 
   // ------------------------------------------------------------------ writing helpers

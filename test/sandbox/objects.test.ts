@@ -185,19 +185,32 @@ test('list: label selectors with =, ==, !=, in, notin, exists and !; field selec
 
 test('list: limit and continue page through a stable order', async () => {
   await withSandbox(async ({ core }) => {
-    for (let i = 0; i < 7; i++) await core.createNamespacedConfigMap({ namespace: 'default', body: cm(`p${i}`) });
+    for (let i = 0; i < 7; i++) await core.createNamespacedConfigMap({ namespace: 'default', body: { ...cm(`p${i}`), metadata: { name: `p${i}`, labels: { odd: String(i % 2) } } } });
+    // namespaces whose names sort next to default's keys: none of their objects is in its pages
+    for (const ns of ['default0', 'default-a', 'defaul']) {
+      await core.createNamespace({ body: { metadata: { name: ns } } });
+      await core.createNamespacedConfigMap({ namespace: ns, body: { ...cm('p1'), metadata: { name: 'p1', labels: { odd: '1' } } } });
+    }
     const seen: string[] = [];
+    const remaining: Array<number | undefined> = [];
     let cont: string | undefined;
-    let pages = 0;
     do {
       const page = await core.listNamespacedConfigMap({ namespace: 'default', limit: 3, _continue: cont });
       seen.push(...page.items.map((i) => i.metadata!.name!));
       cont = page.metadata!._continue || undefined;
-      if (cont) assert.ok(page.metadata!.remainingItemCount! > 0);
-      pages++;
+      remaining.push(page.metadata!.remainingItemCount);
     } while (cont);
-    assert.equal(pages, 3);
+    assert.deepEqual(remaining, [4, 1, undefined], 'three pages, the objects left after each');
     assert.deepEqual(seen, ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
+    // a label selector across namespaces, one object a page: no remainingItemCount (as the API server)
+    const odd: string[] = [];
+    do {
+      const page = await core.listConfigMapForAllNamespaces({ labelSelector: 'odd=1', limit: 1, _continue: cont });
+      odd.push(...page.items.map((i) => `${i.metadata!.namespace}/${i.metadata!.name}`));
+      cont = page.metadata!._continue || undefined;
+      assert.equal(page.metadata!.remainingItemCount, undefined);
+    } while (cont);
+    assert.deepEqual(odd, ['defaul/p1', 'default-a/p1', 'default/p1', 'default/p3', 'default/p5', 'default0/p1']);
   });
 });
 
