@@ -262,7 +262,9 @@ try {
   const kubeconfig = join(root, 'kubeconfig');
 
   // the cluster
-  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--controllers', 'none'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // change history for two minutes of churn, as an API server's etcd keeps minutes of it: a list of
+  // every Pod takes longer than 10,000 events at 1,000 a second, and its watch would start at a 410
+  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--controllers', 'none', '--watch-history', String(Math.max(10_000, RATE * 120))], { stdio: ['ignore', 'pipe', 'inherit'] });
   procs.push(sandbox);
   await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 120_000);
   const call = sandboxCaller(kubeconfig);

@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 import { UserError } from '../util/errors.js';
-import { parseDuration } from './env.js';
+import { parseDuration, parseOrder } from './env.js';
 
 function parseListen(v: string): { host: string; port: number } {
   const m = v.match(/^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/);
@@ -23,6 +23,7 @@ export interface SandboxCommandOptions {
   insecureHttp?: boolean;
   controllers: string;
   podStart: string;
+  watchHistory: string;
   sandboxControllers?: string;
   sandboxPodStart?: string;
 }
@@ -63,13 +64,20 @@ export function registerSandboxCommand(program: Command): Command {
     .option('--insecure-http', 'serve plain HTTP instead of HTTPS (kubectl then sends no token; for client libraries only)')
     .option('--controllers <set>', CONTROLLERS_HELP, 'all')
     .option('--pod-start <duration>', POD_START_HELP, '0.5s')
+    .option('--watch-history <n>', 'change events a watch can resume from (older resourceVersions get 410 Gone, and informers list again); an API server keeps about 5 minutes of them', '10000')
     .addOption(new Option('--sandbox-controllers <set>', 'the name of --controllers on `start --sandbox`').hideHelp())
     .addOption(new Option('--sandbox-pod-start <duration>', 'the name of --pod-start on `start --sandbox`').hideHelp())
     .action(async (opts: SandboxCommandOptions) => {
       const { host, port } = parseListen(opts.listen ?? '127.0.0.1:0');
       const controllers = opts.sandboxControllers !== undefined ? parseControllers(opts.sandboxControllers, '--sandbox-controllers') : parseControllers(opts.controllers, '--controllers');
       const podStartMs = opts.sandboxPodStart !== undefined ? parsePodStart(opts.sandboxPodStart, '--sandbox-pod-start') : parsePodStart(opts.podStart, '--pod-start');
-      const options: SandboxOptions = { host, port, seedFiles: opts.seed, tls: !opts.insecureHttp, controllers, podStartMs };
+      let historyLimit: number;
+      try {
+        historyLimit = Math.max(1, parseOrder(opts.watchHistory ?? '10000', '--watch-history'));
+      } catch (e) {
+        throw new UserError((e as Error).message, { cause: e });
+      }
+      const options: SandboxOptions = { host, port, seedFiles: opts.seed, tls: !opts.insecureHttp, controllers, podStartMs, historyLimit };
       if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
       if (opts.dataDir) options.dataDir = opts.dataDir;
       // imported here: the other commands do not pay for loading the server

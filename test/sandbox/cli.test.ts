@@ -9,6 +9,7 @@ import * as k8s from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { kubeconfigYaml, parseManifests } from '../../src/sandbox/index.js';
 import { accepts } from './helpers.js';
+import { isApiStatus, requestJson } from '../../src/kube/http.js';
 
 const CLI = join(import.meta.dirname, 'fixtures', 'run-cli.ts');
 // the real entry point (`addon-operator ...`), for the test of the command as users run it
@@ -22,7 +23,7 @@ test('addon-operator sandbox (the real entry point): --kubeconfig, --seed; print
     writeFileSync(seed1, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-seed\n  namespace: apps\ndata:\n  k: v\n---\n# empty\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n');
     writeFileSync(seed2, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'apps' }, stringData: { p: 'q' } }] }));
     const kubeconfig = join(dir, 'kube', 'config');
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'sandbox', '--kubeconfig', kubeconfig, '--seed', seed1, '--seed', seed2], {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'sandbox', '--kubeconfig', kubeconfig, '--seed', seed1, '--seed', seed2, '--watch-history', '3'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -43,6 +44,12 @@ test('addon-operator sandbox (the real entry point): --kubeconfig, --seed; print
     const core = kc.makeApiClient(k8s.CoreV1Api);
     assert.equal((await core.readNamespacedConfigMap({ name: 'from-seed', namespace: 'apps' })).data!.k, 'v');
     assert.equal(Buffer.from((await core.readNamespacedSecret({ name: 's', namespace: 'apps' })).data!.p, 'base64').toString(), 'q');
+    // --watch-history 3: a resourceVersion more than a few changes old is gone (16 are kept beyond the limit before trimming)
+    const rv = (await core.readNamespacedConfigMap({ name: 'from-seed', namespace: 'apps' })).metadata!.resourceVersion!;
+    const at = (v: string) => requestJson(kc, 'GET', '/api/v1/namespaces/apps/configmaps', { resourceVersion: v, resourceVersionMatch: 'Exact' }).then(() => 200, (e: unknown) => (isApiStatus(e, 410) ? 410 : e));
+    assert.equal(await at(rv), 200);
+    for (let i = 0; i < 20; i++) await core.createNamespacedConfigMap({ namespace: 'apps', body: { metadata: { name: `c${i}` } } });
+    assert.equal(await at(rv), 410);
     child.kill('SIGTERM');
     assert.equal(await exit, 0);
   } finally {
