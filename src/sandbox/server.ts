@@ -91,7 +91,7 @@ function send(res: ServerResponse, code: number, body: string, contentType = JSO
 }
 
 function sendBuffer(res: ServerResponse, code: number, body: Buffer, contentType: string): void {
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': body.length });
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
   res.end(body);
 }
 
@@ -517,20 +517,24 @@ async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version
   const av = joinApiVersion(t.group, version);
   const head = `{"kind":"${t.listKind}","apiVersion":"${av}","metadata":${JSON.stringify(meta)},"items":[`;
   const n = r.entries.length;
-  if (n <= LIST_BATCH || PRETTY.has(res)) {
-    const parts: string[] = new Array(n);
-    for (let i = 0; i < n; i++) parts[i] = renderAt(i);
-    return send(res, 200, `${head}${parts.join(',')}]}`);
-  }
-  // Large lists go out in batches (chunked), waiting for the socket to drain: no single giant string,
+  if (PRETTY.has(res)) return send(res, 200, `${head}${r.entries.map((_e, i) => renderAt(i)).join(',')}]}`);
+  // built-in kinds go out as stored, their bytes copied once; others as rendered in the version asked
+  const asStored = t.builtin && !converted;
+  const items = (start: number, end: number): Buffer => {
+    const parts: Buffer[] = [];
+    for (let i = start; i < end; i++) {
+      if (i > 0) parts.push(COMMA);
+      parts.push(asStored ? r.entries[i].bytes : Buffer.from(renderAt(i)));
+    }
+    return Buffer.concat(parts);
+  };
+  if (n <= LIST_BATCH) return sendBuffer(res, 200, Buffer.concat([Buffer.from(head), items(0, n), LIST_END]), JSON_CT);
+  // Large lists go out in batches (chunked), waiting for the socket to drain: no single giant buffer,
   // and memory stays bounded while a slow client reads.
   res.writeHead(200, { 'Content-Type': JSON_CT, 'Cache-Control': 'no-cache, private' });
   res.write(head);
   for (let start = 0; start < n; start += LIST_BATCH) {
-    const end = Math.min(n, start + LIST_BATCH);
-    const parts: string[] = new Array(end - start);
-    for (let i = start; i < end; i++) parts[i - start] = renderAt(i);
-    const ok = res.write(start === 0 ? parts.join(',') : ',' + parts.join(','));
+    const ok = res.write(items(start, Math.min(n, start + LIST_BATCH)));
     if (!ok && !res.destroyed) await new Promise<void>((resolve) => {
       const done = (): void => {
         res.off('drain', done);
@@ -542,9 +546,11 @@ async function list(d: ServerDeps, res: ServerResponse, t: ResourceType, version
     });
     if (res.destroyed) return;
   }
-  res.end(']}');
+  res.end(LIST_END);
 }
 
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
 const LIST_BATCH = 256;
 const SLOW_WATCHER_BYTES = 64 * 1024 * 1024;
 

@@ -1,31 +1,79 @@
 /**
- * The object store: objects kept as their JSON text (compact, and a list is a concatenation), a global
- * resourceVersion counter and a bounded history of change events for watches.
+ * The object store: objects kept as their compact JSON in UTF-8 bytes (a list is a concatenation), a
+ * global resourceVersion counter and a bounded history of change events for watches.
  */
 import type { Labels } from './selectors.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface Entry {
-  ns: string;
-  name: string;
-  rv: number;
-  labels: Labels;
-  /** The object as compact JSON, with `metadata.resourceVersion` equal to `rv`. */
-  json: string;
+/**
+ * An object's JSON in a buffer of its own, off the JavaScript heap: a large store written among the
+ * garbage of its requests does not fragment the heap (a kept string is promoted next to dead ones, and
+ * the half-empty pages stay resident), and the bytes are what a list writes. A pooled buffer would keep
+ * the whole 8 KiB slab of whatever shared it alive.
+ */
+function encode(json: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  bytes.write(json);
+  return bytes;
+}
+
+export class Entry {
+  constructor(
+    readonly ns: string,
+    readonly name: string,
+    readonly rv: number,
+    readonly labels: Labels,
+    /** The object as compact JSON (UTF-8), with `metadata.resourceVersion` equal to `rv`. */
+    readonly bytes: Buffer,
+  ) {}
+
+  /** The object as compact JSON (decoded at each call: keep the string only as long as needed). */
+  get json(): string {
+    return this.bytes.toString();
+  }
 }
 
 export interface StoreEvent {
-  rv: number;
-  type: EventType;
+  readonly rv: number;
+  readonly type: EventType;
   /** Resource type key (`group/plural`). */
-  tkey: string;
-  ns: string;
-  name: string;
-  labels: Labels;
+  readonly tkey: string;
+  readonly ns: string;
+  readonly name: string;
+  readonly labels: Labels;
   /** Labels before a MODIFIED event (for label-selector transitions). */
-  prevLabels?: Labels;
-  json: string;
+  readonly prevLabels?: Labels;
+  readonly json: string;
+}
+
+/** A change as the store keeps it in its history: the object's bytes (those of its entry). */
+class Change implements StoreEvent {
+  /** The JSON text while the change is handed to the listeners, which all read it; then decoded on demand. */
+  private text: string | undefined;
+
+  constructor(
+    readonly rv: number,
+    readonly type: EventType,
+    readonly tkey: string,
+    readonly ns: string,
+    readonly name: string,
+    readonly labels: Labels,
+    readonly prevLabels: Labels | undefined,
+    private readonly bytes: Buffer,
+    text: string,
+  ) {
+    this.text = text;
+  }
+
+  get json(): string {
+    return this.text ?? this.bytes.toString();
+  }
+
+  /** Drops the text once every listener had it: the history keeps the bytes only. */
+  settle(): void {
+    this.text = undefined;
+  }
 }
 
 export interface Bucket {
@@ -140,10 +188,10 @@ export class Store {
     const b = this.bucket(tkey);
     const key = objectKey(ns, name);
     const prev = b.items.get(key);
-    const entry: Entry = { ns, name, rv, labels, json };
+    const entry = new Entry(ns, name, rv, labels, encode(json));
     b.items.set(key, entry);
     if (!prev) b.sorted = undefined;
-    this.emit({ rv, type, tkey, ns, name, labels, prevLabels: prev?.labels, json });
+    this.emit(new Change(rv, type, tkey, ns, name, labels, prev?.labels, entry.bytes, json));
     return entry;
   }
 
@@ -158,7 +206,7 @@ export class Store {
     this.rv = rv;
     b.items.delete(key);
     b.sorted = undefined;
-    this.emit({ rv, type: 'DELETED', tkey, ns, name, labels: prev.labels, json });
+    this.emit(new Change(rv, 'DELETED', tkey, ns, name, prev.labels, undefined, encode(json), json));
   }
 
   /** Loads an entry without an event (used when restoring persisted state). */
@@ -166,7 +214,7 @@ export class Store {
     const b = this.bucket(tkey);
     const key = objectKey(ns, name);
     if (json === null) b.items.delete(key);
-    else b.items.set(key, { ns, name, rv, labels, json });
+    else b.items.set(key, new Entry(ns, name, rv, labels, encode(json)));
     b.sorted = undefined;
     if (rv > this.rv) this.rv = rv;
     this.floor = this.rv;
@@ -180,7 +228,7 @@ export class Store {
     return [...this.buckets.keys()];
   }
 
-  private emit(ev: StoreEvent): void {
+  private emit(ev: Change): void {
     this.history.push(ev);
     const limit = this.opts.historyLimit;
     if (this.history.length > limit + Math.max(16, limit >> 3)) {
@@ -189,6 +237,7 @@ export class Store {
       this.history = this.history.slice(drop);
     }
     for (const fn of this.listeners) fn(ev);
+    ev.settle();
   }
 
   /** Events with rv > from, or undefined when some of them are no longer kept (410 Gone). */
