@@ -615,14 +615,14 @@ function watch(
   // it (bookmarks and the end included). A conversion that fails ends the stream, as kube-apiserver's
   // watch ends when it cannot encode an event.
   let tail: Promise<void> | undefined;
-  const put = (text: string): void => {
+  const put = (text: string | Buffer): void => {
     if (res.writableEnded || res.destroyed) return;
     res.write(text);
     // a watcher that stops reading is dropped (as the API server does) rather than buffered forever
     if (res.writableLength > SLOW_WATCHER_BYTES) w.close();
   };
-  const send = (next: string | Promise<string>): void => {
-    if (tail === undefined && typeof next === 'string') return put(next);
+  const send = (next: string | Buffer | Promise<string>): void => {
+    if (tail === undefined && !(next instanceof Promise)) return put(next);
     const mine: Promise<void> = (tail ?? Promise.resolve())
       .then(() => next)
       .then(put, (err: unknown) => {

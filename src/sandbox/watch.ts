@@ -13,7 +13,7 @@ export interface WatchSpec {
    * promise when the line needs a call first (a conversion webhook): `write` keeps the order.
    */
   format?: (type: EventType | 'BOOKMARK', json: string, ev?: StoreEvent) => string | Promise<string> | undefined;
-  write: (line: string | Promise<string>) => void;
+  write: (line: string | Buffer | Promise<string>) => void;
   end: () => void;
 }
 
@@ -60,7 +60,7 @@ export class WatchHub {
   }
 
   /** Sends one event to one watcher, applying its filters; used for replays too. */
-  deliver(w: Watcher, ev: StoreEvent, shared?: { line?: string }): void {
+  deliver(w: Watcher, ev: StoreEvent, shared?: { line?: Buffer }): void {
     if (w.closed || ev.tkey !== w.tkey) return;
     if (w.ns && ev.ns !== w.ns) return;
     if (w.fieldSelector && !w.fieldSelector(fieldSubject(ev.name, ev.ns, ev.json))) return;
@@ -80,8 +80,8 @@ export class WatchHub {
       return;
     }
     if (type === ev.type) {
-      // one line per event, shared by the watchers of one publication (not kept in the history)
-      const line = shared ? (shared.line ??= eventLine(ev.type, ev.json)) : eventLine(ev.type, ev.json);
+      // one line per event, encoded once for the watchers of one publication (not kept in the history)
+      const line = shared ? (shared.line ??= Buffer.from(eventLine(ev.type, ev.json))) : eventLine(ev.type, ev.json);
       w.write(line);
     } else {
       w.write(eventLine(type, ev.json));
@@ -91,7 +91,7 @@ export class WatchHub {
   private publish(ev: StoreEvent): void {
     const set = this.byType.get(ev.tkey);
     if (!set) return;
-    const shared: { line?: string } = {};
+    const shared: { line?: Buffer } = {};
     for (const w of set) this.deliver(w, ev, shared);
   }
 
