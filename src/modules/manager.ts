@@ -77,9 +77,12 @@ const SKIP_REASONS = {
   'not-a-file': 'not a regular file',
 } as const;
 
+/** A file in a hooks directory that is not run: a warning when it lacks the x bit (as Go's "file is skipped"), else debug. */
 function skipLogger(opts: ModuleManagerOptions): LoadHooksOptions['onSkip'] {
-  const debug = opts.debug;
-  return debug && ((e) => debug(`${e.path}: skipped, ${SKIP_REASONS[e.reason]}`));
+  return (e) => {
+    if (e.reason === 'not-executable') opts.warn?.(`${e.path}: skipped, not executable: chmod +x is required to run this hook`);
+    else opts.debug?.(`${e.path}: skipped, ${SKIP_REASONS[e.reason]}`);
+  };
 }
 
 export class ModuleManager {

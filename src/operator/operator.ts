@@ -122,7 +122,7 @@ export class Operator {
       sink,
     );
     this.queues.on('taskFinished', (e) => {
-      if (e.status === 'Fail') this.log.error({ queue: e.queue, task: e.task.description(), error: e.error }, 'task failed; it will be retried');
+      if (e.status === 'Fail') this.log.error({ queue: e.queue, task: e.task.name(), failures: e.task.failureCount, error: e.error }, 'task failed; it will be retried');
       if (e.queue === this.queues.mainName && this.rt.convergeStatus.update(this.queues.main.tasks())) this.onFirstConvergeDone();
     });
     observeTasks(this.rt);

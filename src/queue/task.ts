@@ -90,9 +90,16 @@ export class Task<M = unknown> {
   }
 
   /** `<TaskType>:<queue>[:<meta>][:failures N[:<last error>]]` (reference/addon-operator.md §3.2). */
-  description(): string {
+  /** `type:queue:meta`: the task without its failures (a log line names the error on its own). */
+  name(): string {
     let s = `${this.type}:${this.queueName}`;
     if (this.describeMeta) s += `:${this.describeMeta(this.metadata, this)}`;
+    return s;
+  }
+
+  /** Go's `GetDescription()`: the name, then the failures and the last failure's message (queue dumps). */
+  description(): string {
+    let s = this.name();
     if (this.failureCount > 0) {
       s += `:failures ${this.failureCount}`;
       if (this.failureMessage !== '') s += `:${this.failureMessage}`;

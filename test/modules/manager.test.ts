@@ -96,17 +96,16 @@ test('a bad global hook makes loading fail with every problem and the hook path'
   });
 });
 
-test('files in hooks dirs that are not hooks are skipped with a debug line naming them', async () => {
+test('files in hooks dirs that are not hooks are skipped, named: a warning for a missing x bit (as Go), else a debug line', async () => {
   const root = tree({ 'global-hooks/hooks/notes.sh': '#!/bin/sh\necho never run\n', 'modules/001-alpha/hooks/readme.md': '# not a hook\n' });
   chmodSync(join(root, 'global-hooks/hooks/notes.sh'), 0o644);
   const debug: string[] = [];
-  const mm = await ModuleManager.load({ modulesDir: join(root, 'modules'), globalHooksDir: join(root, 'global-hooks'), tmpDir: join(root, 'tmp'), hookTimeoutMs: 10_000, debug: (m) => debug.push(m) });
+  const warn: string[] = [];
+  const mm = await ModuleManager.load({ modulesDir: join(root, 'modules'), globalHooksDir: join(root, 'global-hooks'), tmpDir: join(root, 'tmp'), hookTimeoutMs: 10_000, debug: (m) => debug.push(m), warn: (m) => warn.push(m) });
   assert.deepEqual(mm.globalHooks.map((h) => h.name), ['hooks/switch.sh']);
   assert.deepEqual((await mm.moduleHooks('alpha')).map((h) => h.name), ['hooks/before.sh']);
-  assert.deepEqual(debug, [
-    `${join(root, 'global-hooks/hooks/notes.sh')}: skipped, not executable`,
-    `${join(root, 'modules/001-alpha/hooks/readme.md')}: skipped, not a hook (.yaml, .json, .md or .txt)`,
-  ]);
+  assert.deepEqual(warn, [`${join(root, 'global-hooks/hooks/notes.sh')}: skipped, not executable: chmod +x is required to run this hook`]);
+  assert.deepEqual(debug, [`${join(root, 'modules/001-alpha/hooks/readme.md')}: skipped, not a hook (.yaml, .json, .md or .txt)`]);
 });
 
 test('a config section is checked only for an enabled module (Go validateNewKubeConfig); a disabled module keeps it unchecked', async () => {

@@ -148,6 +148,14 @@ if [ $n -le 3 ]; then echo "g-flaky fails ($n)" >> '${t.path}'; exit 1; fi`),
   assert.equal(sleeps[0], 5000);
   assert.ok(sleeps[1]! >= 6000 && sleeps[1]! < 7000, `second delay ${sleeps[1]}`);
   assert.ok(sleeps[2]! >= 7000 && sleeps[2]! < 8000, `third delay ${sleeps[2]}`);
+  // each failure is logged once: the task by its name, the count and the error in fields of their own
+  const failed = s.logs.map((l) => JSON.parse(l)).filter((r) => r.msg === 'task failed; it will be retried');
+  assert.deepEqual(failed.map((r) => r.failures), [1, 2, 3]);
+  for (const r of failed) {
+    assert.match(r.task, /^GlobalHookRun:main:/);
+    assert.doesNotMatch(r.task, /failures|exit/, 'the task field is the task, not its last error');
+    assert.match(r.error, /exit status 1|exit code 1|exited with 1/);
+  }
   await s.op.stop();
 });
 
