@@ -98,7 +98,7 @@ export function registerStart(program: Command): Command {
     .option('--shutdown-timeout <duration>', 'how long a running hook may take to finish after SIGTERM', fromEnv(['ADDON_OPERATOR_SHUTDOWN_TIMEOUT'], '30s'))
     .option('--helm-history-max <n>', 'revisions kept per release (0: all)', fromEnv(['HELM_HISTORY_MAX'], '10'))
     .option('--helm-timeout <duration>', "how long a Helm hook's Job or Pod is waited for, e.g. 20m (env HELM_TIMEOUT)", fromEnv(['HELM_TIMEOUT'], '20m'))
-    .option('--helm-wait', "a module run waits for its release's objects to be ready (as helm --wait, bounded by --helm-timeout) before its afterHelm hooks; a timeout fails the run naming what is not ready (env HELM_WAIT)", envBool(['HELM_WAIT']))
+    .option('--helm-wait', "a module run waits for its release's objects to be ready (as helm --wait, bounded by --helm-timeout) before its afterHelm hooks; a timeout fails the run naming what is not ready; a module's module.yaml helmWait overrides it (env HELM_WAIT)", envBool(['HELM_WAIT']))
     .option('--helm-drift <mode>', 'a managed field of a release object changed by someone else, also while the operator was not running (checked at start): fix (apply the object again), warn (log it), off (env HELM_DRIFT)', fromEnv(['HELM_DRIFT'], 'fix'))
     .option(
       '--crd-extra-labels <labels>',

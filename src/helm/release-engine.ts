@@ -65,6 +65,8 @@ export interface ReleaseRequest {
   noResourceReconciliation?: boolean;
   /** Wait for the release's objects to be ready (Helm's `--wait`); absent: the engine's `wait`. */
   wait?: boolean;
+  /** What asked for `wait`, named in the timeout message in place of `--helm-wait`. */
+  waitSource?: string;
 }
 
 export interface HelmReleasesOptions {
@@ -202,8 +204,9 @@ export class HelmReleases {
   async upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
     const outcome = await this.locked(`${request.namespace}/${request.release}`, () => this.monitoredUpgradeInstall(request));
     if ((request.wait ?? this.wait) && outcome !== 'unmanaged') {
-      if (!this.monitor) throw new Error(`release ${request.release}: --helm-wait needs the resources monitor`);
-      await waitForRelease(this.monitor, request.release, request.namespace, this.waitMs);
+      const source = (request.wait !== undefined && request.waitSource) || '--helm-wait';
+      if (!this.monitor) throw new Error(`release ${request.release}: ${source} needs the resources monitor`);
+      await waitForRelease(this.monitor, request.release, request.namespace, this.waitMs, source);
     }
     return outcome;
   }

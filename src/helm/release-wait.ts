@@ -8,7 +8,7 @@ import type { ReleaseMonitor } from './release-object-monitor.js';
 
 export class ReleaseWaitTimeout extends Error {}
 
-export function waitForRelease(monitor: ReleaseMonitor, release: string, namespace: string, timeoutMs: number): Promise<void> {
+export function waitForRelease(monitor: ReleaseMonitor, release: string, namespace: string, timeoutMs: number, source = '--helm-wait'): Promise<void> {
   return new Promise((resolve, reject) => {
     const check = () => {
       if (monitor.hasStopped()) {
@@ -29,7 +29,7 @@ export function waitForRelease(monitor: ReleaseMonitor, release: string, namespa
       end();
       const waiting = monitor.notReady(release, namespace);
       const lines = waiting ? waiting.map((o) => `resource ${o.kind}/${o.namespace}/${o.name} not ready. status: ${o.status}, message: ${o.message}`) : ['its objects are not watched yet'];
-      reject(new ReleaseWaitTimeout(`release ${release}: not ready after ${timeoutMs / 1000}s (--helm-wait, --helm-timeout):\n${[...lines, 'context deadline exceeded'].join('\n')}`));
+      reject(new ReleaseWaitTimeout(`release ${release}: not ready after ${timeoutMs / 1000}s (${source}, --helm-timeout):\n${[...lines, 'context deadline exceeded'].join('\n')}`));
     }, timeoutMs);
     check();
   });

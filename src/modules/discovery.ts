@@ -31,6 +31,8 @@ export interface ModuleDefinition {
    * module; here a warning with the message is logged when the ConfigMap disables it.
    */
   disable?: { confirmation: boolean; message: string };
+  /** module.yaml `helmWait`: wait for the release's readiness (true) or not (false); absent: as --helm-wait says. */
+  helmWait?: boolean;
   /** The module's module.yaml, when it has one. */
   definitionFile?: string;
   /** The directory as listed in the modules dir (a symlink stays a symlink here). */
@@ -152,6 +154,7 @@ export function discoverModules(opts: DiscoveryOptions): ModuleDefinition[] {
       };
       if (yaml) def.definitionFile = yaml.file;
       if (yaml?.disable) def.disable = yaml.disable;
+      if (yaml?.helmWait !== undefined) def.helmWait = yaml.helmWait;
       if (existsSync(join(path, 'values.yaml'))) def.valuesFile = join(path, 'values.yaml');
       if (existsSync(join(path, 'hooks'))) def.hooksDir = join(path, 'hooks');
       const enabled = join(path, 'enabled');

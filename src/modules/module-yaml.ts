@@ -1,6 +1,6 @@
 /**
  * Reads one module's `module.yaml` (Deckhouse's module definition: `name`, `weight`, `critical`,
- * `tags`, `requirements.modules`, `disable`) into a checked definition; every bad value is a
+ * `tags`, `requirements.modules`, `disable`; and this operator's `helmWait`) into a checked definition; every bad value is a
  * UserError naming the file, the line and the key. Keys this operator does not use (`stage`,
  * `namespace`, `descriptions`, `subsystems`, `accessibility`, ...) are ignored, as the Go decoder does.
  */
@@ -32,6 +32,11 @@ export interface ModuleYaml {
   tags: string[];
   requires: ModuleRequirement[];
   disable?: { confirmation: boolean; message: string };
+  /**
+   * This operator's key (Deckhouse and the Go operator have none): the module's runs wait for its
+   * release's readiness (true) or not (false) whatever `--helm-wait` says; absent: as the flag says.
+   */
+  helmWait?: boolean;
 }
 
 /** The largest order a module may have (the Go loaders parse it into 31 bits). */
@@ -74,6 +79,10 @@ function checkModuleYaml(data: unknown, text: string, file: string): ModuleYaml 
   if (data.critical !== undefined && data.critical !== null) {
     if (typeof data.critical !== 'boolean') throw bad(['critical'], `must be true or false, got ${describe(data.critical)}`);
     def.critical = data.critical;
+  }
+  if (data.helmWait !== undefined && data.helmWait !== null) {
+    if (typeof data.helmWait !== 'boolean') throw bad(['helmWait'], `must be true or false (wait for the release's readiness before afterHelm hooks, whatever --helm-wait says), got ${describe(data.helmWait)}`);
+    def.helmWait = data.helmWait;
   }
   if (data.tags !== undefined && data.tags !== null) {
     if (!Array.isArray(data.tags)) throw bad(['tags'], `must be a list of strings, got ${describe(data.tags)}`);

@@ -91,6 +91,8 @@ export interface ReleaseRequest {
    * `--helm-timeout`); absent: as `--helm-wait` says. A timeout fails the run naming what is not ready.
    */
   wait?: boolean;
+  /** What asked for `wait` (e.g. `helmWait in FILE`), named in the timeout message instead of `--helm-wait`. */
+  waitSource?: string;
   /** Told how long each step took (Go's `helm_operation_seconds`): the render, the check, the upgrade. */
   onOperation?: (operation: 'template' | 'check-upgrade' | 'upgrade', seconds: number) => void;
 }

@@ -2,7 +2,8 @@
 // release's objects to be ready before its afterHelm hooks (the hook sees the Deployment available);
 // one that stays progressing fails the run after --helm-timeout with Helm 4's message naming the
 // object, its status and why, and its afterHelm hook does not run. Without the flag, afterHelm runs
-// at once, as before.
+// at once, as before. A module's `helmWait` in its module.yaml turns the wait on or off for that
+// module whatever the flag says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,8 +13,11 @@ import { bashHook, logRecords, startOperator, waitFor } from '../helpers/operato
 import { CRASHING, deployment } from '../helpers/workloads.js';
 
 
-/** web: a Deployment whose Pod starts after --sandbox-pod-start; api: one whose Pods crash. */
-function tree(): string {
+/**
+ * web: a Deployment whose Pod starts after --sandbox-pod-start; api: one whose Pods crash; `yaml`:
+ * a module.yaml per module.
+ */
+function tree(yaml: { web?: string; api?: string } = {}): string {
   const root = makeTree({ 'global-hooks/.keep': '', 'out/.keep': '', 'modules/values.yaml': 'webEnabled: true\napiEnabled: true\n' });
   const afterHelm = (name: string) => bashHook({ configVersion: 'v1', afterHelm: 10 }, `kubectl -n addons get deployment ${name} -o 'jsonpath={.status.availableReplicas}' > ${join(root, 'out', name)}.tmp && mv ${join(root, 'out', name)}.tmp ${join(root, 'out', name)}`);
   writeTree(root, {
@@ -24,6 +28,8 @@ function tree(): string {
     'modules/002-api/templates/deploy.yaml': deployment('api', CRASHING),
     'modules/002-api/hooks/after': afterHelm('api'),
   });
+  if (yaml.web) writeTree(root, { 'modules/001-web/module.yaml': yaml.web });
+  if (yaml.api) writeTree(root, { 'modules/002-api/module.yaml': yaml.api });
   return root;
 }
 
@@ -49,6 +55,33 @@ test('without --helm-wait afterHelm runs right after the apply, ready or not', a
     await waitFor(() => output().includes('startup converge done'), 'the first converge', 60_000);
     assert.equal(readFileSync(join(root, 'out/api'), 'utf8'), '', 'api: no replica available, its afterHelm hook ran anyway');
     assert.equal(readFileSync(join(root, 'out/web'), 'utf8'), '', 'web: its Pod starts 5 s later');
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+test("module.yaml helmWait: true makes that module's run wait without --helm-wait, and its timeout names the key", async () => {
+  const root = tree({ web: 'critical: true\nhelmWait: true\n', api: 'critical: true\nhelmWait: true\n' });
+  const { child, output } = startOperator(root, ['--helm-timeout', '3s', '--sandbox-pod-start', '1s']);
+  try {
+    const failures = () => logRecords(output()).filter((r) => r.module === 'api' && typeof r.error === 'string');
+    await waitFor(() => failures().length > 0, 'the api run to fail', 60_000);
+    const file = join(root, 'modules/002-api/module.yaml');
+    assert.equal(String(failures()[0]!.error).split('\n')[0], `release api: not ready after 3s (helmWait in ${file}, --helm-timeout):`);
+    assert.equal(readFileSync(join(root, 'out/web'), 'utf8'), '1', "web's afterHelm hook ran once its Deployment was available");
+    assert.equal(existsSync(join(root, 'out/api')), false, "api's afterHelm hook did not run");
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+test('module.yaml helmWait: false lets that module go on at once under --helm-wait', async () => {
+  const root = tree({ api: 'critical: true\nhelmWait: false\n' });
+  const { child, output } = startOperator(root, ['--helm-wait', '--helm-timeout', '60s', '--sandbox-pod-start', '1s']);
+  try {
+    await waitFor(() => output().includes('startup converge done'), 'the first converge', 60_000);
+    assert.equal(readFileSync(join(root, 'out/api'), 'utf8'), '', 'api: no replica available, its afterHelm hook ran anyway');
+    assert.equal(readFileSync(join(root, 'out/web'), 'utf8'), '1', 'web still waited (--helm-wait)');
   } finally {
     child.kill('SIGTERM');
   }

@@ -50,6 +50,10 @@ test("module.yaml in Deckhouse's format: weight, critical, tags, requirements.mo
   // an empty module.yaml, or one without `critical`, makes a functional module (Deckhouse's default)
   assert.equal(parseModuleYaml('', 'e/module.yaml').critical, false);
   assert.equal(parseModuleYaml('weight: 10\n', 'e/module.yaml').critical, false);
+  // helmWait (this operator's key): absent unless given, either way
+  assert.equal(parseModuleYaml('weight: 10\n', 'e/module.yaml').helmWait, undefined);
+  assert.equal(parseModuleYaml('helmWait: true\n', 'e/module.yaml').helmWait, true);
+  assert.equal(parseModuleYaml('helmWait: false\n', 'e/module.yaml').helmWait, false);
 });
 
 test('a bad module.yaml value is an error naming the file, the line and the key', () => {
@@ -59,6 +63,7 @@ test('a bad module.yaml value is an error naming the file, the line and the key'
     ['weight: "10"\n', /weight: must be a whole number .* got string "10"$/],
     ['weight: 3000000000\n', /weight: must be a whole number/],
     ['critical: "yes"\n', /^x\/module\.yaml:1: critical: must be true or false, got string "yes"$/],
+    ['helmWait: yes please\n', /^x\/module\.yaml:1: helmWait: must be true or false \(wait for the release's readiness before afterHelm hooks, whatever --helm-wait says\), got string "yes please"$/],
     ['tags: [a, 1]\n', /tags\.1: must be a non-empty string, got number 1$/],
     ['tags: a\n', /tags: must be a list of strings/],
     ['requirements:\n  modules:\n    foo: 1\n', /^x\/module\.yaml:3: requirements\.modules\.foo: must be a version constraint string/],

@@ -119,6 +119,7 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
       chartDir: m.def.path,
       values,
       ...(rt.manager.inMaintenance(module) ? { noResourceReconciliation: true } : {}),
+      ...(m.def.helmWait !== undefined ? { wait: m.def.helmWait, waitSource: `helmWait in ${m.def.definitionFile ?? 'module.yaml'}` } : {}),
       ...(metrics ? { onOperation: (operation, seconds) => metrics.helmOperation(module, activation, operation, seconds) } : {}),
     });
     metrics?.moduleHelm(module, activation, (performance.now() - started) / 1000);
