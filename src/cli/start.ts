@@ -99,7 +99,7 @@ export function registerStart(program: Command): Command {
     .option('--helm-history-max <n>', 'revisions kept per release (0: all)', fromEnv(['HELM_HISTORY_MAX'], '10'))
     .option('--helm-timeout <duration>', "how long a Helm hook's Job or Pod is waited for, e.g. 20m (env HELM_TIMEOUT)", fromEnv(['HELM_TIMEOUT'], '20m'))
     .option('--helm-wait', "a module run waits for its release's objects to be ready (as helm --wait, bounded by --helm-timeout) before its afterHelm hooks; a timeout fails the run naming what is not ready; a module's module.yaml helmWait overrides it (env HELM_WAIT)", envBool(['HELM_WAIT']))
-    .option('--helm-drift <mode>', 'a managed field of a release object changed by someone else, also while the operator was not running (checked at start): fix (apply the object again), warn (log it), off (env HELM_DRIFT)', fromEnv(['HELM_DRIFT'], 'fix'))
+    .option('--helm-drift <mode>', 'a managed field of a release object changed by someone else, also while the operator was not running (checked at start, before the first converge is done): fix (apply the object again), warn (log it), off (env HELM_DRIFT)', fromEnv(['HELM_DRIFT'], 'fix'))
     .option(
       '--crd-extra-labels <labels>',
       'labels (key=value,...) added to every release object and module CRD (env ADDON_OPERATOR_CRD_EXTRA_LABELS); heritage=addon-operator is always among them unless another heritage is given',

@@ -203,6 +203,8 @@ export class HelmReleases {
 
   async upgradeInstall(request: ReleaseRequest): Promise<ReleaseOutcome> {
     const outcome = await this.locked(`${request.namespace}/${request.release}`, () => this.monitoredUpgradeInstall(request));
+    // drift made while the operator was not running is fixed or reported before the run goes on
+    if (outcome !== 'unmanaged') await this.monitor?.startChecked(request.release, request.namespace);
     if ((request.wait ?? this.wait) && outcome !== 'unmanaged') {
       const source = (request.wait !== undefined && request.waitSource) || '--helm-wait';
       if (!this.monitor) throw new Error(`release ${request.release}: ${source} needs the resources monitor`);

@@ -18,7 +18,10 @@
  * - drift made while the operator was not running (start-drift.ts): an object first seen with no
  *   apply of this process to compare with is checked against the stored manifest once; when its live
  *   values cover the manifest's nothing is sent, else a dry-run apply tells which fields the
- *   operator would take back, fixed or reported as above;
+ *   operator would take back, fixed or reported as above. A watch keeps the objects it listed that
+ *   no release claimed yet for a while (`UNCLAIMED_MS`), so a release tracked after its kind's watch
+ *   listed (the next module of a start-up converge) is checked without a read; later, one GET each.
+ *   `startChecked` resolves once a release's checks (and fixes) are done;
  * - a release is paused while it is upgraded (its own applies and prunes are no events), and
  *   forgotten when uninstalled; an informer stops when no tracked release owns its resource.
  *
@@ -96,6 +99,9 @@ interface Tracked {
   startChecked?: boolean;
 }
 
+/** How long a watch keeps the listed objects no release claimed yet, for the start-up drift check. */
+const UNCLAIMED_MS = 120_000;
+
 interface TrackedRelease {
   name: string;
   namespace: string;
@@ -106,6 +112,8 @@ interface TrackedRelease {
   /** The operator's field set of objects changed while paused, by key: checked when the pause ends. */
   seenWhilePaused: Map<string, Set<string>>;
   burst?: NodeJS.Timeout;
+  /** Start-up drift checks under way (reads, dry runs, fixes): `startChecked` waits for them. */
+  startChecks: Set<Promise<void>>;
 }
 
 interface KindWatch {
@@ -117,6 +125,10 @@ interface KindWatch {
   health: Map<string, ObjectHealth & { rv?: string }>;
   synced: boolean;
   started: Promise<void>;
+  /** Resolves when the first list is done or has failed once: the start-up drift check waits no longer. */
+  listedOrFailed: Promise<void>;
+  /** Listed (or changed) objects no tracked release owns yet, by `ns/name`, until UNCLAIMED_MS after the list. */
+  unclaimed?: Map<string, KubeObject>;
 }
 
 /** The resource name the Go operator prints: `ns/Kind/name`. */
@@ -247,7 +259,7 @@ export class ReleaseMonitor {
   async track(release: string, namespace: string, objects: readonly PlacedObject[]): Promise<void> {
     if (this.stopped) return;
     const id = `${namespace}/${release}`;
-    const r: TrackedRelease = this.releases.get(id) ?? { name: release, namespace, objects: [], paused: false, raised: false, seenWhilePaused: new Map() };
+    const r: TrackedRelease = this.releases.get(id) ?? { name: release, namespace, objects: [], paused: false, raised: false, seenWhilePaused: new Map(), startChecks: new Set() };
     const previous = r.objects;
     r.objects = [];
     for (const placed of objects) {
@@ -268,6 +280,7 @@ export class ReleaseMonitor {
     this.unpause(r);
     const starting: Promise<void>[] = [];
     for (const t of r.objects) starting.push(this.watchKind(t.resource));
+    for (const t of r.objects) this.claim(t);
     await Promise.all(starting);
     if (this.releases.get(id) === r) this.opts.onHealth?.(release);
     this.wake(id);
@@ -353,6 +366,44 @@ export class ReleaseMonitor {
     for (const fn of this.subscribers.get(id) ?? []) fn();
   }
 
+  /**
+   * Resolves once the release's objects that this process has not applied were checked against its
+   * stored manifest (drift made while the operator was not running) and what drifted was fixed or
+   * reported; at once when there is nothing to check. A watch that failed to list is not waited for.
+   */
+  async startChecked(release: string, namespace: string): Promise<void> {
+    const r = this.releases.get(`${namespace}/${release}`);
+    if (!r || this.drift === 'off' || !this.opts.dryRunApply) return;
+    const kinds = new Set<KindWatch>();
+    for (const t of r.objects) {
+      const w = this.kinds.get(t.resource);
+      if (w && !t.baseline && !t.startChecked) kinds.add(w);
+    }
+    await Promise.all([...kinds].map((w) => w.listedOrFailed));
+    while (r.startChecks.size && !this.stopped) await Promise.all(r.startChecks);
+  }
+
+  /** Counts a start-up drift check of the release until it settles. */
+  private startCheck(r: TrackedRelease, check: Promise<void>): void {
+    const p = check.finally(() => r.startChecks.delete(p));
+    r.startChecks.add(p);
+  }
+
+  /**
+   * A newly tracked object of a kind whose watch listed it before: checked now, from what the watch
+   * kept of it, or read when it kept nothing (an object not listed yet is checked when it comes).
+   */
+  private claim(t: Tracked): void {
+    const w = this.kinds.get(t.resource);
+    const name = `${t.placed.placedNamespace ?? ''}/${t.placed.name}`;
+    const kept = w?.unclaimed?.get(name);
+    // kept no longer, whether checked or not (an object this process applied has its baseline)
+    if (kept) w!.unclaimed!.delete(name);
+    if (t.baseline || t.startChecked || this.drift === 'off' || t.release.paused) return;
+    if (kept) this.checkFields(t, kept);
+    else if (w?.synced && w.live.has(name)) this.startCheck(t.release, this.recheck(t));
+  }
+
   /** Whether the release's objects are watched. */
   isTracking(release: string, namespace: string): boolean {
     return this.releases.has(`${namespace}/${release}`);
@@ -406,12 +457,15 @@ export class ReleaseMonitor {
     const health = new Map<string, ObjectHealth & { rv?: string }>();
     const withVersion = (o: KubeObject) => ({ ...objectHealth(o), ...(o.metadata?.resourceVersion ? { rv: o.metadata.resourceVersion } : {}) });
     const nameOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+    let listedOrFailed = () => {};
     const w: KindWatch = {
       path,
       live,
       health,
       synced: false,
       started: Promise.resolve(),
+      listedOrFailed: new Promise((resolve) => (listedOrFailed = resolve)),
+      ...(this.drift !== 'off' && this.opts.dryRunApply ? { unclaimed: new Map<string, KubeObject>() } : {}),
       informer: new Informer({
         kc: this.opts.kc,
         path,
@@ -430,12 +484,17 @@ export class ReleaseMonitor {
           this.updateHealth(path, health, nameOf(o), type === 'DELETED' ? undefined : withVersion(o));
           this.onObject(path, type, o);
         },
-        onError: (e) => this.opts.log?.warn(`resources monitor: watch of ${path}: ${errorMessage(e)}`),
+        onError: (e) => {
+          listedOrFailed();
+          this.opts.log?.warn(`resources monitor: watch of ${path}: ${errorMessage(e)}`);
+        },
       }),
     };
     this.kinds.set(path, w);
     w.started = w.informer.start().then(() => {
       w.synced = true;
+      listedOrFailed();
+      if (w.unclaimed) setTimeout(() => delete w.unclaimed, UNCLAIMED_MS).unref?.();
       // what was not listed is absent now, no longer unknown
       if (this.stopped) return;
       for (const r of this.releases.values()) {
@@ -480,7 +539,15 @@ export class ReleaseMonitor {
   private onObject(path: string, type: WatchEventType, o: KubeObject): void {
     const key = objKey(path, o.metadata?.namespace, o.metadata?.name ?? '');
     const t = this.byKey.get(key);
-    if (!t || this.stopped) return;
+    if (!t) {
+      // kept for a release tracked later (its start-up drift check), as current as the watch
+      const unclaimed = this.kinds.get(path)?.unclaimed;
+      const name = `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+      if (unclaimed && type === 'DELETED') unclaimed.delete(name);
+      else unclaimed?.set(name, o);
+      return;
+    }
+    if (this.stopped) return;
     if (t.release.paused) {
       // the release's own run, or someone else meanwhile: looked at when the run ends
       if (type !== 'DELETED' && this.drift !== 'off') t.release.seenWhilePaused.set(key, appliedFields(o, this.opts.fieldManager));
@@ -534,11 +601,12 @@ export class ReleaseMonitor {
       // no apply of this process to compare with: what the stored manifest says
       t.startChecked = true;
       const dryRun = this.opts.dryRunApply;
-      void startDrift(t.placed, o as JsonObject, (p) => dryRun(t.release.name, t.release.namespace, p), (x) => appliedFields(x, this.opts.fieldManager))
-        .then((paths) => {
-          if (paths.length && this.byKey.get(objKey(t.resource, t.placed.placedNamespace, t.placed.name)) === t && !this.stopped) this.drifted(t, paths.map(displayField).sort(), appliedFields(o, this.opts.fieldManager), ' while the operator was not running');
+      const check = startDrift(t.placed, o as JsonObject, (p) => dryRun(t.release.name, t.release.namespace, p), (x) => appliedFields(x, this.opts.fieldManager))
+        .then(async (paths) => {
+          if (paths.length && this.byKey.get(objKey(t.resource, t.placed.placedNamespace, t.placed.name)) === t && !this.stopped) await this.drifted(t, paths.map(displayField).sort(), appliedFields(o, this.opts.fieldManager), ' while the operator was not running');
         })
         .catch((e: unknown) => this.opts.log?.warn(`release ${t.release.name}: ${resourceName(t.placed)}: drift check at start failed: ${errorMessage(e)}`));
+      this.startCheck(t.release, check);
     }
     this.compareFields(t, appliedFields(o, this.opts.fieldManager), fresh);
   }
@@ -561,11 +629,11 @@ export class ReleaseMonitor {
       return;
     }
     const paths = lost.filter((p) => !p.endsWith('\0.')).map(displayField);
-    this.drifted(t, (paths.length ? paths : lost.map(displayField)).sort(), current, '');
+    void this.drifted(t, (paths.length ? paths : lost.map(displayField)).sort(), current, '');
   }
 
-  /** Reports the drifted fields of an object and, with `fix`, applies it again. */
-  private drifted(t: Tracked, shown: string[], current: Set<string>, when: string): void {
+  /** Reports the drifted fields of an object and, with `fix`, applies it again (resolves when applied or failed). */
+  private async drifted(t: Tracked, shown: string[], current: Set<string>, when: string): Promise<void> {
     const resource = resourceName(t.placed);
     if (this.drift === 'warn') {
       const key = shown.join(',');
@@ -580,7 +648,7 @@ export class ReleaseMonitor {
     // until the apply answers, the same drift is not fixed twice; a failed apply leaves it to the next event
     const before = t.baseline;
     t.baseline = current;
-    this.opts.reapply(t.release.name, t.release.namespace, t.placed).catch((e: unknown) => {
+    await this.opts.reapply(t.release.name, t.release.namespace, t.placed).catch((e: unknown) => {
       if (t.baseline === current) t.baseline = before;
       this.opts.log?.warn(`release ${t.release.name}: restoring ${resource} failed: ${errorMessage(e)}`);
     });
