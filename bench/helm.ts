@@ -229,6 +229,7 @@ async function main(): Promise<void> {
   const restartMs = performance.now() - restartAt;
   const restartWrites = sandbox.requests.filter((e) => WRITES.has(e.method) && e.query.dryRun !== 'All').length;
   const restartDryRuns = sandbox.requests.filter((e) => e.query.dryRun === 'All').length;
+  const restartReads = sandbox.requests.filter((e) => e.method === 'GET' && e.query.watch !== 'true').length;
   const fleetObjects = fleetReqs.reduce((n, r) => n + (restarted.objectHealth(r.release, r.namespace)?.length ?? 0), 0);
 
   // health upkeep: an object's status changed (a Deployment rolled out, through its status) until
@@ -282,7 +283,7 @@ async function main(): Promise<void> {
   console.log(`no-change runs          ${writes} write requests (target 0), ${reads} reads in all, median ${ms(median(noop))} a run`);
   console.log(`drift restored          median ${ms(median(drift))} after the edit (${drift.map((x) => x.toFixed(0)).join(' ')} ms)`);
   console.log(`fleet no-change         ${fleetReqs.length} modules: ${fleetWrites.length} object writes (target 0), ${recordWrites} release record writes (target 0), ${ms(fleetMs)} for the pass`);
-  console.log(`start drift check       ${fleetReqs.length} releases, ${fleetObjects} objects: ${ms(restartMs)} from the restart (no-change runs, watches listed, every object checked) (target < 3 s), ${restartWrites} writes (target 0), ${restartDryRuns} dry runs`);
+  console.log(`start drift check       ${fleetReqs.length} releases, ${fleetObjects} objects: ${ms(restartMs)} from the restart (no-change runs, watches listed, every object checked) (target < 3 s), ${restartWrites} writes (target 0), ${restartDryRuns} dry runs, ${restartReads} reads`);
   console.log(`health upkeep           status change -> module health p99 ${ms(p99)}, median ${ms(median(latencies))} over ${latencies.length} (target p99 < 50 ms); CPU ${ms(healthCpuMs)} for ${liveObjects.length} objects x ${EVENTS_PER_OBJECT} events, each changing its module's health (${((healthCpuMs * 1000) / (liveObjects.length * EVENTS_PER_OBJECT)).toFixed(1)} µs an event; to compare with the fleet converge's operator CPU, bench/fleet)`);
   console.log(`absent restored         median ${ms(median(absent))} after the delete, burst window 200 ms included (${absent.map((x) => x.toFixed(0)).join(' ')} ms)`);
 }

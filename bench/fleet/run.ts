@@ -8,8 +8,12 @@
  * module; under 150 MiB peak; one handshake per pooled socket.
  *
  * Run (builds dist/ first): node --import tsx bench/fleet/run.ts [--modules 100] [--objects 30]
- *   [--parallel N]... [--rounds 1] [--kube-client-qps N] [--operator-node-flags 'FLAGS'] [--v8-defaults] [--cpu-prof DIR] [--heap-snapshot DIR] [--log PREFIX] [--no-build] [--keep]
+ *   [--parallel N]... [--rounds 1] [--kube-client-qps N] [--operator-node-flags 'FLAGS'] [--v8-defaults] [--cpu-prof DIR] [--heap-snapshot DIR] [--log PREFIX] [--controllers none] [--no-build] [--keep]
  * --log PREFIX writes each run's operator log to PREFIX-<parallel>-<round>.jsonl.
+ * --controllers SET: the sandbox's simulated controllers (`all`: Deployments roll out, so the module
+ * health follows their status events; default `none`, the operator's cost against a store).
+ * With --cpu-prof each run also prints the module health's share of the operator's profile
+ * (profile-share.ts; issue 33's target: at most +5 % operator CPU).
  * Each --parallel value is one run (`--parallel 1 --parallel 4` compares both on one machine state).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +27,7 @@ import { closeConnections } from '../../src/kube/connections.js';
 import { procMemory, stopChild, waitForLine } from '../processes.js';
 import { describeCommand, operatorCommand } from '../cluster.js';
 import { generateFleet, type Fleet, type FleetShape } from './generate.js';
+import { isHealthFrame, profileShare } from './profile-share.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const CLI = join(REPO, 'dist/cli/main.js');
@@ -30,6 +35,8 @@ const CLK_TCK = 100;
 
 export interface FleetRun {
   parallel: number;
+  /** The operator's process id (its --cpu-prof file is named with it). */
+  operatorPid: number;
   convergeMs: number;
   /** From the spawn to the 'modules discovered' line: Node, the operator's code, every hook loaded (--config runs). */
   startMs: number;
@@ -108,6 +115,8 @@ export interface RunOptions {
   /** `--kube-client-qps` of the operator (its default, 5, when absent). */
   kubeClientQps?: number;
   cpuProfDir?: string;
+  /** The sandbox's simulated controllers (`--controllers`; default `none`). */
+  controllers?: string;
   /** More Node or V8 flags for the operator's process, after those it ships with (`--trace-gc`...). */
   nodeFlags?: string[];
   /** Start the operator without the environment and the flags of the bin's shebang line (Node's and glibc's defaults), not as it ships. */
@@ -127,7 +136,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
   // the operator's cost against a store, as every recorded fleet figure: with the sandbox's simulated
   // controllers on (its default since issue 31) the converge reads 11.9 s (sandbox CPU 6.8 s) against
   // 9.2 s, the world's own work
-  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--seed', fleet.seedFile, '--controllers', 'none'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--seed', fleet.seedFile, '--controllers', o.controllers ?? 'none'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const stderr: string[] = [];
   let operator: ChildProcess | undefined;
   try {
@@ -156,6 +165,10 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
       '0',
       '--debug-unix-socket',
       join(root, 'debug.socket'),
+      // the fleet's webhook hooks start the admission server: on a free port, not 9651, which another
+      // operator on the machine (a test's, a second bench's) may hold
+      '--admission-server-listen-port',
+      '0',
       ...(o.parallel > 1 ? ['--parallel-module-runs', String(o.parallel)] : []),
       ...(o.kubeClientQps !== undefined ? ['--kube-client-qps', String(o.kubeClientQps)] : []),
     ];
@@ -198,7 +211,7 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
     const expected = fleet.shape.modules * fleet.shape.objects;
     if (objects !== expected) throw new Error(`expected ${expected} objects in the cluster, found ${objects}`);
     await o.afterConverge?.({ pid: operator.pid!, httpUrl, kubeconfig });
-    return { parallel: o.parallel, convergeMs, startMs, operatorCpuMs: cpu.self, startCpuMs, mainThreadCpuMs: mainThread, hooksCpuMs: cpu.children + helper.children, helperCpuMs: helper.self, sandboxCpuMs, peakRssMiB: peak, handshakes: conn.handshakes, sockets: conn.sockets, objects };
+    return { parallel: o.parallel, operatorPid: operator.pid!, convergeMs, startMs, operatorCpuMs: cpu.self, startCpuMs, mainThreadCpuMs: mainThread, hooksCpuMs: cpu.children + helper.children, helperCpuMs: helper.self, sandboxCpuMs, peakRssMiB: peak, handshakes: conn.handshakes, sockets: conn.sockets, objects };
   } catch (e) {
     if (stderr.length) console.error(stderr.join('').slice(-4000));
     throw e;
@@ -208,8 +221,22 @@ export async function runFleet(fleet: Fleet, root: string, o: RunOptions): Promi
   }
 }
 
+/** The module health's share of the operator's CPU profile (the whole process: start, converge, stop). */
+function printHealthShare(dir: string, pid: number): void {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`));
+  if (!file) {
+    console.log(`    no CPU profile of process ${pid} in ${dir}`);
+    return;
+  }
+  const { busyMs, matchedMs } = profileShare(join(dir, file), isHealthFrame);
+  console.log(
+    `    module health in the operator's profile: ${(matchedMs / 1000).toFixed(3)} s of ${(busyMs / 1000).toFixed(2)} s busy; ` +
+      `with / without it ${(busyMs / (busyMs - matchedMs)).toFixed(4)} (+${((100 * matchedMs) / (busyMs - matchedMs)).toFixed(2)} %, target at most +5 %) (${file})`,
+  );
+}
+
 function parseArgs(argv: string[]) {
-  const o = { modules: 100, objects: 30, parallel: [] as number[], rounds: 1, cpuProf: undefined as string | undefined, heapSnapshot: undefined as string | undefined, nodeFlags: [] as string[], v8Defaults: false, log: undefined as string | undefined, qps: undefined as number | undefined, build: true, keep: false };
+  const o = { modules: 100, objects: 30, parallel: [] as number[], rounds: 1, cpuProf: undefined as string | undefined, heapSnapshot: undefined as string | undefined, nodeFlags: [] as string[], v8Defaults: false, log: undefined as string | undefined, qps: undefined as number | undefined, build: true, keep: false, controllers: 'none' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -227,6 +254,7 @@ function parseArgs(argv: string[]) {
     else if (a === '--v8-defaults') o.v8Defaults = true;
     else if (a === '--operator-node-flags') o.nodeFlags.push(...next().split(/\s+/).filter(Boolean));
     else if (a === '--kube-client-qps') o.qps = Number(next());
+    else if (a === '--controllers') o.controllers = next();
     else if (a === '--no-build') o.build = false;
     else if (a === '--keep') o.keep = true;
     else throw new Error(`unknown argument ${a}`);
@@ -252,7 +280,7 @@ async function main(): Promise<void> {
   try {
     for (let r = 0; r < args.rounds; r++) {
       for (const parallel of args.parallel) {
-        const run = await runFleet(fleet, root, { parallel, cpuProfDir: args.cpuProf, heapSnapshotDir: args.heapSnapshot, nodeFlags: args.nodeFlags, v8Defaults: args.v8Defaults, kubeClientQps: args.qps, ...(args.log ? { logFile: `${args.log}-${parallel}-${r}.jsonl` } : {}) });
+        const run = await runFleet(fleet, root, { parallel, cpuProfDir: args.cpuProf, heapSnapshotDir: args.heapSnapshot, nodeFlags: args.nodeFlags, v8Defaults: args.v8Defaults, kubeClientQps: args.qps, controllers: args.controllers, ...(args.log ? { logFile: `${args.log}-${parallel}-${r}.jsonl` } : {}) });
         const perModule = run.operatorCpuMs / fleet.shape.modules;
         console.log(
           `  --parallel-module-runs ${parallel}: converge ${(run.convergeMs / 1000).toFixed(2)} s (target < ${parallel > 1 ? 10 : 15} s); ` +
@@ -264,6 +292,7 @@ async function main(): Promise<void> {
         // the processes of the converge share the machine's cores: their CPU over the cores is a floor under the wall time
         const allCpuMs = run.operatorCpuMs + run.hooksCpuMs + run.helperCpuMs + run.sandboxCpuMs;
         console.log(`    CPU of every process of the converge ${(allCpuMs / 1000).toFixed(2)} s: ${(allCpuMs / 1000 / cpus().length).toFixed(2)} s of wall time on ${cpus().length} cores at best`);
+        if (args.cpuProf) printHealthShare(args.cpuProf, run.operatorPid);
       }
     }
   } finally {
