@@ -342,6 +342,28 @@ export class HelmReleases {
   }
 
   /**
+   * The deployed revision's objects missing from the cluster, as the resources monitor's watches see
+   * them. At the release's first run in this process it is tracked now, so its kinds are listed once
+   * (shared with the releases before it) instead of one read per object; its CRDs, which the monitor
+   * leaves out, and every object when a watch cannot list, are read. An upgrade follows when some
+   * are missing: the monitor is paused for it.
+   */
+  private async absentOf(req: ReleaseRequest, deployed: Release): Promise<string[]> {
+    const monitor = this.monitor;
+    if (!monitor) return absentObjects(this.ctx.objects, deployed);
+    if (!monitor.isTracking(req.release, req.namespace)) {
+      const placed = await placedObjects(this.ctx.objects, deployed.manifest, req.namespace);
+      void monitor.track(req.release, req.namespace, placed);
+      this.statusCheck?.add(req.release, req.namespace);
+      await monitor.listed(req.release, req.namespace);
+    }
+    const seen = monitor.absent(req.release, req.namespace);
+    const missing = seen ? [...seen, ...(await absentObjects(this.ctx.objects, deployed, (o) => o.kind === 'CustomResourceDefinition'))] : await absentObjects(this.ctx.objects, deployed);
+    if (missing.length) monitor.pause(req.release, req.namespace);
+    return missing;
+  }
+
+  /**
    * One module run: the decision, then the action it names: the CRDs, the render of that action
    * (`lookup` from the cluster), the install or upgrade. The outcome and the release's deployed
    * revision after it; after an install or upgrade, also the objects it applied.
@@ -357,7 +379,7 @@ export class HelmReleases {
     const capabilities = await this.renderer.capabilitiesNow();
     const wantUnmanaged = req.noResourceReconciliation === true;
     // entering or leaving maintenance: a revision with the label's new value, even with the inputs unchanged
-    const plan = await decideModuleRun(this.ctx, { ...req, chart, capabilities, keep: (d) => (d.labels?.[MAINTENANCE_LABEL] === 'true') === wantUnmanaged }, async (deployed) => this.monitor?.absent(req.release, req.namespace) ?? (await absentObjects(this.ctx.objects, deployed)));
+    const plan = await decideModuleRun(this.ctx, { ...req, chart, capabilities, keep: (d) => (d.labels?.[MAINTENANCE_LABEL] === 'true') === wantUnmanaged }, (deployed) => this.absentOf(req, deployed));
     const unmanagedNow = plan.deployed?.labels?.[MAINTENANCE_LABEL] === 'true';
     if (wantUnmanaged && unmanagedNow) {
       this.ctx.log.info(`release ${req.release}: in maintenance (NoResourceReconciliation), helm upgrade skipped`);

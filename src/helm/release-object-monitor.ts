@@ -374,13 +374,23 @@ export class ReleaseMonitor {
   async startChecked(release: string, namespace: string): Promise<void> {
     const r = this.releases.get(`${namespace}/${release}`);
     if (!r || this.drift === 'off' || !this.opts.dryRunApply) return;
+    await this.listedOrFailed(r, (t) => !t.baseline && !t.startChecked);
+    while (r.startChecks.size && !this.stopped) await Promise.all(r.startChecks);
+  }
+
+  /** Resolves once the watches of the release's objects have listed, or failed to once (then `absent` stays undefined). */
+  async listed(release: string, namespace: string): Promise<void> {
+    const r = this.releases.get(`${namespace}/${release}`);
+    if (r) await this.listedOrFailed(r, () => true);
+  }
+
+  private async listedOrFailed(r: TrackedRelease, which: (t: Tracked) => boolean): Promise<void> {
     const kinds = new Set<KindWatch>();
     for (const t of r.objects) {
       const w = this.kinds.get(t.resource);
-      if (w && !t.baseline && !t.startChecked) kinds.add(w);
+      if (w && which(t)) kinds.add(w);
     }
     await Promise.all([...kinds].map((w) => w.listedOrFailed));
-    while (r.startChecks.size && !this.stopped) await Promise.all(r.startChecks);
   }
 
   /** Counts a start-up drift check of the release until it settles. */

@@ -200,9 +200,11 @@ test('drift made while the operator was down is found at the next start: reporte
     const helm = new HelmReleases({ kc, mapper, log: { info: () => {}, warn: (m) => warnings.push(m) }, monitor: { drift, onDrift: (r) => reports.push(r) } });
     t.after(() => helm.stop());
     assert.equal(await helm.upgradeInstall(req), 'unchanged');
+    // its absent check came from the watches' lists, not from a read of each object
+    const objectReads = sandbox.requests.filter((r) => r.method === 'GET' && /\/(configmaps|services|clusterroles)\/demo/.test(r.path)).map((r) => r.path);
     await waitFor(() => (helm.watched().demo?.length ?? 0) > 0, 'the release to be watched', 10_000);
     await waitFor(async () => (await helm.absentObjects('demo', NS)).length === 0, 'the objects', 10_000);
-    return { helm, reports, warnings };
+    return { helm, reports, warnings, objectReads };
   };
   // nothing drifted: the live values cover the manifest's, so not even a dry run is sent
   sandbox.clearRequestLog();
@@ -210,6 +212,7 @@ test('drift made while the operator was down is found at the next start: reporte
   await clean.helm.stop();
   assert.deepEqual(sandbox.requests.filter((r) => WRITES.has(r.method)).map((r) => `${r.method} ${r.path}`), []);
   assert.deepEqual(clean.reports, []);
+  assert.deepEqual(clean.objectReads, []);
 
   // while down: kubectl edit changes a managed field and removes another, and adds one of its own
   const cm = await getObject(kc, cmPath('demo-config'));
