@@ -200,6 +200,47 @@ export async function callWebhook(
   return post(String(clientConfig.url), clientConfig.caBundle, JSON.stringify(review), timeoutSeconds * 1000);
 }
 
+/** Go's GroupVersionKind.String() of a review's apiVersion and kind. */
+export function gvkString(apiVersion: unknown, kind: unknown): string {
+  const av = typeof apiVersion === 'string' ? apiVersion : '';
+  const slash = av.indexOf('/');
+  return `${slash < 0 ? '' : av.slice(0, slash)}/${slash < 0 ? av : av.slice(slash + 1)}, Kind=${typeof kind === 'string' ? kind : ''}`;
+}
+
+/**
+ * The webhook's answer checked as kube-apiserver checks it (VerifyAdmissionResponse): a v1 review must
+ * come back as an admission.k8s.io/v1 AdmissionReview with the request's uid, a patch with its
+ * patchType and only from a mutating webhook; a v1beta1 one is taken as it comes (a patch is a JSON
+ * patch). Gives the response, with `patchType` set when there is a patch.
+ */
+function verifiedResponse(reviewVersion: string, uid: string, mutating: boolean, answer: any): any {
+  const invalid = (why: string) => new Error(`received invalid webhook response: ${why}`);
+  const response = answer?.response;
+  if (!response || typeof response !== 'object') throw invalid('webhook response was absent');
+  const hasPatch = typeof response.patch === 'string' && response.patch !== '';
+  if (reviewVersion === 'v1beta1') return mutating && hasPatch ? { ...response, patchType: 'JSONPatch' } : { ...response, patch: undefined };
+  if (response.uid !== uid) throw invalid(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
+  if (answer.apiVersion !== 'admission.k8s.io/v1' || answer.kind !== 'AdmissionReview') {
+    throw invalid(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gvkString(answer.apiVersion, answer.kind)}`);
+  }
+  const hasType = response.patchType !== undefined && response.patchType !== null;
+  if (mutating) {
+    if (hasPatch && !hasType) throw invalid('webhook returned response.patch but not response.patchType');
+    if (!hasPatch && hasType) throw invalid('webhook returned response.patchType but not response.patch');
+    if (hasType && response.patchType === '') throw invalid('webhook returned invalid response.patchType of ""');
+  } else {
+    if (hasPatch) throw invalid('validating webhook may not return response.patch');
+    if (hasType) throw invalid('validating webhook may not return response.patchType');
+  }
+  return response;
+}
+
+/** The review version kube-apiserver sends: the first of the webhook's admissionReviewVersions it knows. */
+function reviewVersionOf(webhook: any): string | undefined {
+  const versions: unknown[] = Array.isArray(webhook.admissionReviewVersions) ? webhook.admissionReviewVersions : ['v1'];
+  return versions.find((v): v is string => v === 'v1' || v === 'v1beta1');
+}
+
 export interface AdmissionOutcome {
   object: any;
   warnings: string[];
@@ -341,12 +382,14 @@ export class Admission {
       if (!hold) return current;
     }
     try {
+      const reviewVersion = reviewVersionOf(webhook);
+      if (!reviewVersion) throw new Error('could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
+      review.apiVersion = `admission.k8s.io/${reviewVersion}`;
       const answer = await callWebhook(this.d, webhook.clientConfig, name, review, Number(webhook.timeoutSeconds ?? 10), () =>
         this.d.event(a, 'WebhookSkipped', `webhook ${name} is not called: its Service has no server in the sandbox`),
       );
       if (answer === undefined) return current;
-      const response = answer?.response;
-      if (!response || typeof response !== 'object') throw new Error('the response has no "response"');
+      const response = verifiedResponse(reviewVersion, String((review.request as { uid: string }).uid), kind === 'mutating', answer);
       if (response.allowed !== true) {
         const status = response.status ?? {};
         const denied = `admission webhook "${name}" denied the request`;
@@ -356,7 +399,7 @@ export class Admission {
       }
       if (Array.isArray(response.warnings)) warnings.push(...response.warnings.map(String));
       if (kind !== 'mutating' || !response.patch) return current;
-      if (response.patchType !== 'JSONPatch') throw new Error(`the patchType is ${JSON.stringify(response.patchType)}, not JSONPatch`);
+      if (response.patchType !== 'JSONPatch') throw new Error(`unsupported patch type ${JSON.stringify(response.patchType)}`);
       let patched: any;
       try {
         patched = applyJsonPatch(object, JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8')));

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { StatusError } from './errors.js';
 import { joinApiVersion, typeKey, type ResourceType } from './registry.js';
 import type { Store } from './store.js';
-import { callWebhook } from './admission.js';
+import { callWebhook, gvkString } from './admission.js';
 
 const CRD_TKEY = typeKey('apiextensions.k8s.io', 'customresourcedefinitions');
 
@@ -62,9 +62,18 @@ export class Conversion {
     }
     if (answer === undefined) return undefined;
     const r = answer?.response;
-    if (r?.result?.status !== 'Success') {
-      throw new StatusError(500, 'InternalError', `conversion webhook for ${t.group}/${t.kind} failed: ${r?.result?.message ?? 'no result'}`);
-    }
+    // checked as kube-apiserver checks a v1 ConversionReview's answer
+    const problem =
+      answer?.apiVersion !== 'apiextensions.k8s.io/v1' || answer?.kind !== 'ConversionReview'
+        ? `expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got ${gvkString(answer?.apiVersion, answer?.kind)}`
+        : !r || typeof r !== 'object'
+          ? 'no response provided'
+          : r.uid !== review.request.uid
+            ? `expected response.uid=${JSON.stringify(review.request.uid)}, got ${JSON.stringify(String(r.uid ?? ''))}`
+            : r.result?.status !== 'Success'
+              ? r.result?.message || `response.result.status was '${String(r.result?.status ?? '')}', not 'Success'`
+              : undefined;
+    if (problem) throw new StatusError(500, 'InternalError', `conversion webhook for ${t.group}/${t.kind} failed: ${problem}`);
     const converted: any[] = Array.isArray(r.convertedObjects) ? r.convertedObjects : [];
     if (converted.length !== todo.length) {
       throw new StatusError(500, 'InternalError', `conversion webhook for ${t.group}/${t.kind} returned ${converted.length} objects, expected ${todo.length}`);

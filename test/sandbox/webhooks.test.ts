@@ -132,11 +132,15 @@ test('validating and mutating webhooks: rules, selectors, matchConditions, patch
 test("a watch in another version than the stored one gets its objects converted by the CRD's webhook, in order; a failed conversion ends it", async (t) => {
   const warnings: string[] = [];
   const { kc } = await start({ onWarning: (m) => warnings.push(m) });
-  let refuse = false;
+  let mode: 'convert' | 'refuse' | 'wrong-uid' = 'convert';
   const hook = await webhookServer((_path, req) =>
-    refuse
+    mode === 'refuse'
       ? { convertedObjects: null, result: { status: 'Failure', message: 'refused by the test' } }
-      : { convertedObjects: req.objects.map((o: any) => ({ ...o, apiVersion: req.desiredAPIVersion, spec: { ...o.spec, via: 'webhook' } })), result: { status: 'Success' } },
+      : {
+          ...(mode === 'wrong-uid' ? { uid: 'nope' } : {}),
+          convertedObjects: req.objects.map((o: any) => ({ ...o, apiVersion: req.desiredAPIVersion, spec: { ...o.spec, via: 'webhook' } })),
+          result: { status: 'Success' },
+        },
   );
   t.after(() => hook.close());
   const gadgets = crd('Gadget', { group: 'ex.example.com', versions: ['v1', 'v2'] });
@@ -168,14 +172,19 @@ test("a watch in another version than the stored one gets its objects converted 
   // the ConversionReview as kube-apiserver writes it: kind first, apiextensions/v1's field order
   assert.match(hook.seen.at(-1)!.text, /^\{"kind":"ConversionReview","apiVersion":"apiextensions\.k8s\.io\/v1","request":\{"uid":"[^"]+","desiredAPIVersion":"ex\.example\.com\/v2","objects":\[\{/);
 
-  refuse = true;
+  mode = 'refuse';
   await requestJson(kc, 'PATCH', `${V1}/b`, {}, { spec: { size: 3 } }, 'application/merge-patch+json');
   await waitFor(() => ended !== 'open', 'the watch ended');
   assert.equal(events.length, 3);
   assert.ok(warnings.some((w) => /watch of gadgets\.ex\.example\.com ended: .*refused by the test/.test(w)), warnings.join('\n'));
+  // an answer for another request is a failed conversion, as kube-apiserver checks the uid
+  mode = 'wrong-uid';
+  const wrong = await requestJson(kc, 'GET', '/apis/ex.example.com/v2/namespaces/default/gadgets/b').catch((e: unknown) => e);
+  assert.ok(isApiStatus(wrong, 500), String(wrong));
+  assert.match((wrong as Error).message, /conversion webhook for ex\.example\.com\/Gadget failed: expected response\.uid="[^"]+", got "nope"/);
 });
 
-test('matchPolicy Equivalent calls a webhook of another served version with the object in it; reinvocationPolicy IfNeeded calls again after a later change; a matchCondition error fails closed', async (t) => {
+test('matchPolicy Equivalent calls a webhook of another served version with the object in it; reinvocationPolicy IfNeeded calls again after a later change; a matchCondition error fails closed; answers are checked as kube-apiserver checks them', async (t) => {
   const { kc } = await start();
   const calls: Array<[string, Record<string, string>]> = [];
   const addLabel = (req: any, key: string) => {
@@ -187,6 +196,9 @@ test('matchPolicy Equivalent calls a webhook of another served version with the 
     calls.push([path, { ...(req.object?.metadata?.labels ?? {}) }]);
     if (path.startsWith('/first')) return addLabel(req, 'first');
     if (path === '/second') return addLabel(req, 'second');
+    if (path === '/wrong-uid') return { allowed: true, uid: 'nope' };
+    if (path === '/patching') return { allowed: true, patchType: 'JSONPatch', patch: Buffer.from('[]').toString('base64') };
+    if (path === '/old') return { allowed: true, uid: 'not checked in v1beta1' };
     return { allowed: true };
   });
   t.after(() => hook.close());
@@ -252,4 +264,27 @@ test('matchPolicy Equivalent calls a webhook of another served version with the 
   assert.match((forbidden as Error).message, /secrets "s1" is forbidden: matchCondition bad: /);
   await requestJson(kc, 'POST', '/api/v1/namespaces/default/services', {}, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } });
   assert.deepEqual(hook.seen.filter((x) => x.path.startsWith('/broken')), []);
+
+  // answers checked as kube-apiserver checks them: a v1 review's uid, no patch from a validating
+  // webhook; a webhook that takes only v1beta1 gets a v1beta1 review, whose uid is not checked
+  const only = (value: string) => ({ objectSelector: { matchLabels: { case: value } } });
+  await requestJson(kc, 'POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {}, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'answers' },
+    webhooks: [
+      webhook('wrong-uid.example.com', '/wrong-uid', [rule(['configmaps'], ['CREATE'])], only('wrong-uid')),
+      webhook('patching.example.com', '/patching', [rule(['configmaps'], ['CREATE'])], only('patching')),
+      webhook('old-review.example.com', '/old', [rule(['configmaps'], ['CREATE'])], { ...only('old'), admissionReviewVersions: ['v1beta1'] }),
+    ],
+  });
+  const failed = async (name: string) => {
+    const e = await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm(name, { case: name })).catch((x: unknown) => x);
+    assert.ok(isApiStatus(e, 500), String(e));
+    return (e as Error).message;
+  };
+  assert.match(await failed('wrong-uid'), /failed calling webhook "wrong-uid\.example\.com": received invalid webhook response: expected response\.uid="[^"]+", got "nope"/);
+  assert.match(await failed('patching'), /failed calling webhook "patching\.example\.com": received invalid webhook response: validating webhook may not return response\.patch/);
+  await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('old', { case: 'old' }));
+  assert.equal(hook.seen.find((x) => x.path === '/old')!.review.apiVersion, 'admission.k8s.io/v1beta1');
 });
