@@ -3,8 +3,9 @@
  * hooks. `refresh()` recomputes them (after module discovery and after a module's run), starts the
  * admission server the first time there is one, tells the dispatcher which hook answers which webhook,
  * and registers them in the cluster: a disabled module's webhooks leave the configurations. A module's
- * conversion binding whose CRD does not exist yet is tried again every 15 s (shell-operator waits for
- * a CRD 15 s at a time) while the module is enabled, so that a CRD made later gets its webhook.
+ * conversion binding whose CRD does not exist yet is tried again after 15 s (shell-operator waits for
+ * a CRD 15 s at a time), then less often, while the module is enabled, so that a CRD made later gets
+ * its webhook.
  */
 import type { Logger } from 'pino';
 import type { ModuleManager } from '../modules/manager.js';
@@ -17,8 +18,13 @@ import { WebhookDispatcher, type WebhookEntry, type WebhookHookRunner } from './
 
 type MissingCrd = Served<{ crdName: string; binding: string }>;
 
-/** How long until a module's conversion binding whose CRD does not exist is tried again. */
+/**
+ * How long until a module's conversion binding whose CRD does not exist is tried again: 15 s (as
+ * shell-operator waits for a CRD), doubled while none appears, up to 5 minutes; 15 s again when
+ * another binding starts waiting. A fleet of modules whose CRDs never come costs little.
+ */
 export const MISSING_CRD_RETRY_MS = 15_000;
+const MISSING_CRD_RETRY_MAX_MS = 5 * 60_000;
 
 const missingKey = (m: MissingCrd) => `${m.hook}\0${m.spec.binding}\0${m.spec.crdName}`;
 
@@ -32,6 +38,7 @@ export class Webhooks {
   private stopped = false;
   /** The module conversion bindings last found without their CRD. */
   private waiting = new Map<string, MissingCrd>();
+  private retryDelay = MISSING_CRD_RETRY_MS;
   /** The modules whose hooks the last refresh served. */
   private servedModules = new Set<string>();
 
@@ -71,13 +78,16 @@ export class Webhooks {
         this.log.info({ module: m.module, hook: m.hook, binding: m.spec.binding, crd: m.spec.crdName }, 'conversion webhook registered: its CRD exists now');
       }
     }
+    if ([...now.keys()].some((key) => !this.waiting.has(key))) this.retryDelay = MISSING_CRD_RETRY_MS;
     this.waiting = now;
     if (!now.size || this.retry || this.stopped) return;
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(delay * 2, MISSING_CRD_RETRY_MAX_MS);
     this.retry = setTimeout(() => {
       this.retry = undefined;
       if (this.stopped) return;
       this.refresh().catch((e: unknown) => this.log.error({ error: errorMessage(e) }, 'webhooks: registering again failed'));
-    }, MISSING_CRD_RETRY_MS);
+    }, delay);
     this.retry.unref();
   }
 
