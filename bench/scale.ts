@@ -12,7 +12,8 @@
  * Figures: the operator's RSS after the first converge (every binding synchronized) and at the end
  * of the churn; the time from its start to the end of the first converge; event → hook start
  * latency (from the status write to the Pod watcher's run that sees it, through the combining of
- * queued events), p50 and p99; events lost (a Pod whose last status no Pod watcher saw); the
+ * queued events), p50 and p99; events lost (a Pod whose last status no Pod watcher saw); what the
+ * Pod watchers' snapshots retain per Pod (`kube_snapshot_bytes`) against their filter results; the
  * sandbox's RSS per stored object against the objects' JSON, and a paged list of every Pod (500 at a
  * time) against reading the same bytes from a plain server in the same run.
  *
@@ -302,10 +303,11 @@ try {
 
   // the operator
   const how = operatorCommand({});
+  const metricsPort = await freePort();
   t = performance.now();
   const operator = spawn(
     process.execPath,
-    [...how.nodeFlags, CLI, 'start', '--kube-config', kubeconfig, '--namespace', OPERATOR_NS, '--modules-dir', set.modulesDir, '--global-hooks-dir', set.globalHooksDir, '--tmp-dir', join(root, 'tmp'), '--log-type', 'json', '--listen-port', String(await freePort()), '--debug-unix-socket', join(root, 'debug.socket')],
+    [...how.nodeFlags, CLI, 'start', '--kube-config', kubeconfig, '--namespace', OPERATOR_NS, '--modules-dir', set.modulesDir, '--global-hooks-dir', set.globalHooksDir, '--tmp-dir', join(root, 'tmp'), '--log-type', 'json', '--listen-port', String(metricsPort), '--debug-unix-socket', join(root, 'debug.socket')],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...how.env, BENCH_SCALE_SEEN: out } },
   );
   procs.push(operator);
@@ -376,6 +378,27 @@ try {
   for (const end = Date.now() + 60_000; lost > 0 && Date.now() < end; lost = readSeen()) await new Promise((r) => setTimeout(r, 500));
   const rssEnd = procMemory(operator.pid!).rssMiB;
   peak = Math.max(peak, rssEnd);
+  // what the Pod watchers' snapshots retain per Pod (kube_snapshot_bytes), against their filter results' JSON
+  const metrics = await new Promise<string>((resolve, reject) => {
+    httpRequest(`http://127.0.0.1:${metricsPort}/metrics`, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c));
+      res.on('end', () => resolve(text));
+    })
+      .on('error', reject)
+      .end();
+  });
+  const podSnapshots = (metric: string) => {
+    let sum = 0;
+    for (const m of metrics.matchAll(new RegExp(`^addon_operator_${metric}\\{[^}]*hook="hooks/pods\\.hook\\.mjs"[^}]*\\} (\\S+)$`, 'gm'))) sum += Number(m[1]);
+    return sum;
+  };
+  const perPod = podSnapshots('kube_snapshot_bytes') / podSnapshots('kube_snapshot_objects');
+  // the filter results: {phase, m} with the last status message of a churned Pod, null for the others
+  let resultBytes = (PODS - last.size) * JSON.stringify({ phase: null, m: null }).length;
+  for (const [name, s] of last) resultBytes += JSON.stringify({ phase: null, m: `${s} ${Date.now()} ${name}` }).length;
+  const resultPerPod = resultBytes / PODS;
+  console.log(`  retained per watched Pod (kube_snapshot_bytes of the Pod watchers): ${perPod.toFixed(0)} B for ${resultPerPod.toFixed(0)} B of filter result (target <= 2x + 300 B = ${(2 * resultPerPod + 300).toFixed(0)} B)`);
   latencies.sort((a, b) => a - b);
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
@@ -388,6 +411,7 @@ try {
     { name: 'sync of every binding (start to first converge done)', value: syncS, unit: 's', target: { max: 30 } },
     { name: 'event to hook start p99', value: p99, unit: 'ms', target: { max: 100 }, note: `p50 ${p50} ms, ${rate.toFixed(0)} writes/s` },
     { name: 'Pods whose last status no hook saw', value: lost, unit: 'Pods', target: { max: 0 } },
+    { name: 'retained per watched Pod (kube_snapshot_bytes)', value: perPod, unit: 'B', target: { max: 2 * resultPerPod + 300 }, note: `filter result ${resultPerPod.toFixed(0)} B` },
     { name: 'sandbox RSS per stored JSON byte', value: perObject, unit: '×', target: { max: 1.5 } },
     { name: 'paged list of every Pod', value: list.ms, unit: 'ms', baseline: { what: 'the same bytes from a plain HTTP server', value: plainMs, unit: 'ms' }, target: { max: 2, of: 'ratio' } },
   ];
