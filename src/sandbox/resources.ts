@@ -184,7 +184,7 @@ export class Resources {
       ls || fs
         ? (e: Entry) => {
             if (ls && !ls(e.labels)) return false;
-            if (fs) return fs(fieldSubject(e.name, e.ns, e.json));
+            if (fs) return fs(fieldSubject(e));
             return true;
           }
         : undefined;

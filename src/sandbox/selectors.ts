@@ -91,14 +91,17 @@ export interface FieldSubject {
 
 export type FieldSelector = (o: FieldSubject) => boolean;
 
-/** The subject of a field selector for a stored object (its JSON parsed only if a selector needs it). */
-export function fieldSubject(name: string, namespace: string, json: string): FieldSubject {
+/**
+ * The subject of a field selector for a stored object or change (`json` read, and parsed, only if a
+ * selector names a field other than the name and namespace: a stored object's text is decoded on read).
+ */
+export function fieldSubject(o: { readonly name: string; readonly ns: string; readonly json: string }): FieldSubject {
   let parsed: any;
   return {
-    name,
-    namespace,
+    name: o.name,
+    namespace: o.ns,
     get: (path) => {
-      parsed ??= JSON.parse(json);
+      parsed ??= JSON.parse(o.json);
       let cur = parsed;
       for (const p of path.split('.')) cur = cur?.[p];
       return cur == null ? undefined : String(cur);

@@ -63,7 +63,7 @@ export class WatchHub {
   deliver(w: Watcher, ev: StoreEvent, shared?: { line?: Buffer }): void {
     if (w.closed || ev.tkey !== w.tkey) return;
     if (w.ns && ev.ns !== w.ns) return;
-    if (w.fieldSelector && !w.fieldSelector(fieldSubject(ev.name, ev.ns, ev.json))) return;
+    if (w.fieldSelector && !w.fieldSelector(fieldSubject(ev))) return;
     let type: EventType = ev.type;
     if (w.labelSelector) {
       const now = w.labelSelector(ev.labels);

@@ -14,6 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { makeTree } from '../helpers/tree.js';
 import { requestJson } from '../../src/kube/http.js';
 import { waitFor } from '../helpers/wait.js';
+import { crd } from '../helpers/crd.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
@@ -30,20 +31,7 @@ const WEBHOOKS = {
 };
 
 /** The CRD of the conversion binding: served webhooks need it (a global hook's missing CRD stops the start). */
-const THINGS_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'things.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'things', singular: 'thing', kind: 'Thing' },
-    versions: [
-      { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
-      { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object' } } },
-    ],
-  },
-};
+const THINGS_CRD = crd('Thing', { versions: ['v1', 'v2'] });
 
 test('SIGTERM ends the operator promptly with every binding kind and duplicate binding names; same-named bindings all deliver events', async () => {
   const root = makeTree({ 'modules/values.yaml': 'dupEnabled: true\n' });
