@@ -59,11 +59,12 @@ export function profileShare(file: string, matches: (frame: CallFrame) => boolea
 
 /**
  * The module health's frames in the built operator (dist/): an object's status from its watch event
- * (object-health.js, the resources monitor's `withVersion` and `updateHealth`), a module's health from
+ * (object-health.js, the resources monitor's `withVersion` and `updateHealth`), Services' ready
+ * endpoints from their EndpointSlices (service-endpoints.js, `endpointsChanged`), a module's health from
  * them (module-health.js, from `releaseObjectsChanged` and the module runs), its log line and metrics.
  */
 export function isHealthFrame(f: CallFrame): boolean {
-  if (f.url.endsWith('/helm/object-health.js') || f.url.endsWith('/operator/module-health.js')) return true;
-  if (f.url.endsWith('/helm/release-object-monitor.js')) return ['withVersion', 'updateHealth', 'health', 'notReady'].includes(f.functionName);
+  if (f.url.endsWith('/helm/object-health.js') || f.url.endsWith('/operator/module-health.js') || f.url.endsWith('/helm/service-endpoints.js')) return true;
+  if (f.url.endsWith('/helm/release-object-monitor.js')) return ['withVersion', 'updateHealth', 'health', 'notReady', 'endpointsChanged', 'watchEndpoints'].includes(f.functionName);
   return f.url.endsWith('/operator/operator.js') && f.functionName === 'releaseObjectsChanged';
 }

@@ -170,6 +170,44 @@ function service(spec: Obj, status: Obj): ObjectHealth {
   return current('Service is ready');
 }
 
+/**
+ * The selector of a Service whose readiness also asks for a ready endpoint (`app=web,tier=front`): one
+ * with a selector, whose EndpointSlices kube-controller-manager keeps, ExternalName excepted; undefined
+ * for the others (no selector: its endpoints are someone else's; ExternalName: a DNS name), which
+ * stay as kstatus says.
+ */
+export function serviceSelector(obj: unknown): string | undefined {
+  if (!isObj(obj) || obj.kind !== 'Service' || obj.apiVersion !== 'v1' || !isObj(obj.spec)) return undefined;
+  const spec = obj.spec;
+  if (spec.type === 'ExternalName' || !isObj(spec.selector)) return undefined;
+  const pairs = Object.entries(spec.selector).map(([k, v]) => `${k}=${String(v)}`);
+  return pairs.length ? pairs.join(',') : undefined;
+}
+
+/** What the resources monitor knows of a Service's EndpointSlices (service-endpoints.ts). */
+export type EndpointsState =
+  | { state: 'listed'; ready: number }
+  /** Its namespace's watch has not listed yet. */
+  | { state: 'listing' }
+  /** Its namespace's watch failed before it listed (no rights to list EndpointSlices...): why. */
+  | { state: 'unreadable'; error: string };
+
+/**
+ * A Service with a selector: kstatus's status (a LoadBalancer's address first), then at least one
+ * ready endpoint in its EndpointSlices; when they cannot be read, kstatus's status with why.
+ */
+export function serviceEndpointsHealth(h: ObjectHealth, selector: string, endpoints: EndpointsState | undefined): ObjectHealth {
+  if (h.status !== 'Current' || !endpoints) return h;
+  switch (endpoints.state) {
+    case 'listed':
+      return endpoints.ready > 0 ? h : inProgress(`no ready endpoints (no Ready Pod matches its selector ${selector})`);
+    case 'listing':
+      return { status: 'Unknown', message: 'its EndpointSlices are not listed yet' };
+    case 'unreadable':
+      return current(`${h.message} (endpoints not checked: ${endpoints.error})`);
+  }
+}
+
 function crd(conds: Condition[]): ObjectHealth {
   const names = cond(conds, 'NamesAccepted');
   if (names?.status === 'False') return failed(`CRD names are not accepted: ${names.message ?? names.reason ?? ''}`);

@@ -29,7 +29,10 @@
  *   watch; `health(release)` lists the tracked objects' statuses and `onHealth` says when one of a
  *   release's changed (no reads, no polling: the watch events carry the status); `notReady` lists
  *   a release's objects not `Current` as of a watch event at least as new as their last apply
- *   (release-wait.ts waits on it, woken by `subscribe`).
+ *   (release-wait.ts waits on it, woken by `subscribe`);
+ * - a Service with a selector is ready in `health` once one of its endpoints is (service-endpoints.ts:
+ *   an EndpointSlice watch per namespace where a tracked release has Services, started and stopped
+ *   with them); `notReady` (`--helm-wait`) keeps kstatus's rule, as Helm's wait.
  *
  * Helm hooks are not in the release manifest and are never tracked; CRDs are left out as well.
  */
@@ -39,8 +42,9 @@ import { isApiStatus, requestJson } from '../kube/http.js';
 import type { RestMapper } from '../kube/mapper.js';
 import { errorMessage } from '../util/errors.js';
 import type { JsonObject } from '../util/json.js';
-import { objectHealth, type ObjectHealth } from './object-health.js';
+import { objectHealth, serviceEndpointsHealth, serviceSelector, type ObjectHealth } from './object-health.js';
 import type { PlacedObject } from './objects.js';
+import { ServiceEndpoints } from './service-endpoints.js';
 import { startDrift } from './start-drift.js';
 
 export type DriftMode = 'fix' | 'warn' | 'off';
@@ -122,7 +126,7 @@ interface KindWatch {
   /** `ns/name` of every object the watch sees. */
   live: Set<string>;
   /** The status of every object the watch sees, by `ns/name`, with the resourceVersion it was read at. */
-  health: Map<string, ObjectHealth & { rv?: string }>;
+  health: Map<string, KeptHealth>;
   synced: boolean;
   started: Promise<void>;
   /** Resolves when the first list is done or has failed once: the start-up drift check waits no longer. */
@@ -135,6 +139,11 @@ interface KindWatch {
 export function resourceName(p: Pick<PlacedObject, 'placedNamespace' | 'name' | 'info'>): string {
   return `${p.placedNamespace ?? ''}/${p.info.kind}/${p.name}`;
 }
+
+/** An object's status as its watch last delivered it; a Service with a selector (serviceSelector) has it. */
+type KeptHealth = ObjectHealth & { rv?: string; selector?: string };
+
+const isService = (t: Tracked): boolean => t.placed.info.kind === 'Service' && t.placed.info.group === '';
 
 const objKey = (path: string, namespace: string | undefined, name: string) => `${path}|${namespace ?? ''}/${name}`;
 
@@ -203,10 +212,20 @@ export class ReleaseMonitor {
   private readonly drift: DriftMode;
   private readonly burstMs: number;
   private stopped = false;
+  /** The ready endpoints of the tracked Services. */
+  private readonly endpoints: ServiceEndpoints;
+  /** The watch path of Services per namespace where a tracked release has some. */
+  private readonly servicePaths = new Map<string, string>();
 
   constructor(private readonly opts: ReleaseMonitorOptions) {
     this.drift = opts.drift ?? 'fix';
     this.burstMs = opts.burstMs ?? 200;
+    this.endpoints = new ServiceEndpoints({
+      kc: opts.kc,
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.watchTimeoutSeconds ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
+      onChange: (namespace, service) => this.endpointsChanged(namespace, service),
+    });
   }
 
   /** The release is being upgraded or installed: no events until `track`. */
@@ -278,7 +297,7 @@ export class ReleaseMonitor {
     }
     this.releases.set(id, r);
     this.unpause(r);
-    const starting: Promise<void>[] = [];
+    const starting: Promise<void>[] = [this.watchEndpoints()];
     for (const t of r.objects) starting.push(this.watchKind(t.resource));
     for (const t of r.objects) this.claim(t);
     await Promise.all(starting);
@@ -300,7 +319,7 @@ export class ReleaseMonitor {
       const key = objKey(t.resource, t.placed.placedNamespace, t.placed.name);
       if (this.byKey.get(key) === t) this.byKey.delete(key);
     }
-    await this.stopUnused();
+    await Promise.all([this.stopUnused(), this.watchEndpoints()]);
   }
 
   /**
@@ -324,7 +343,8 @@ export class ReleaseMonitor {
     return r.objects.map((t) => {
       const w = this.kinds.get(t.resource);
       const h = w?.health.get(`${t.placed.placedNamespace ?? ''}/${t.placed.name}`);
-      const status: ObjectHealth = h ? { status: h.status, message: h.message } : w?.synced ? { status: 'InProgress', message: 'absent: the module runs again' } : { status: 'Unknown', message: 'not listed yet' };
+      let status: ObjectHealth = h ? { status: h.status, message: h.message } : w?.synced ? { status: 'InProgress', message: 'absent: the module runs again' } : { status: 'Unknown', message: 'not listed yet' };
+      if (h?.selector !== undefined) status = serviceEndpointsHealth(status, h.selector, this.endpoints.state(t.placed.placedNamespace ?? '', t.placed.name));
       return { object: t.placed.label, ...status };
     });
   }
@@ -447,7 +467,30 @@ export class ReleaseMonitor {
     this.releases.clear();
     this.byKey.clear();
     for (const id of [...this.subscribers.keys()]) this.wake(id);
-    await this.stopUnused();
+    await Promise.all([this.stopUnused(), this.endpoints.stop()]);
+  }
+
+  /**
+   * Watches the EndpointSlices of the namespaces where a tracked release has Services (and no
+   * others); resolves when the new watches have listed or failed to once.
+   */
+  private watchEndpoints(): Promise<void> {
+    this.servicePaths.clear();
+    if (!this.stopped) for (const r of this.releases.values()) for (const t of r.objects) if (isService(t)) this.servicePaths.set(t.placed.placedNamespace ?? '', t.resource);
+    return this.endpoints.watch(new Set(this.servicePaths.keys()));
+  }
+
+  /** A Service's endpoints became ready or unready (`service` undefined: the namespace's watch listed or failed): its release's health changed. */
+  private endpointsChanged(namespace: string, service: string | undefined): void {
+    if (this.stopped) return;
+    const path = this.servicePaths.get(namespace);
+    if (path === undefined) return;
+    if (service !== undefined) {
+      const t = this.byKey.get(objKey(path, namespace, service));
+      if (t && this.kinds.get(path)?.health.get(`${namespace}/${service}`)?.selector !== undefined) this.opts.onHealth?.(t.release.name);
+      return;
+    }
+    for (const r of this.releases.values()) if (r.objects.some((t) => isService(t) && t.placed.placedNamespace === namespace)) this.opts.onHealth?.(r.name);
   }
 
   /** The collection watched for an object: its namespace's (a namespaced kind), or the cluster's. */
@@ -464,8 +507,11 @@ export class ReleaseMonitor {
     const existing = this.kinds.get(path);
     if (existing) return existing.started;
     const live = new Set<string>();
-    const health = new Map<string, ObjectHealth & { rv?: string }>();
-    const withVersion = (o: KubeObject) => ({ ...objectHealth(o), ...(o.metadata?.resourceVersion ? { rv: o.metadata.resourceVersion } : {}) });
+    const health = new Map<string, KeptHealth>();
+    const withVersion = (o: KubeObject): KeptHealth => {
+      const selector = o.kind === 'Service' ? serviceSelector(o) : undefined;
+      return { ...objectHealth(o), ...(o.metadata?.resourceVersion ? { rv: o.metadata.resourceVersion } : {}), ...(selector !== undefined ? { selector } : {}) };
+    };
     const nameOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
     let listedOrFailed = () => {};
     const w: KindWatch = {
@@ -517,7 +563,7 @@ export class ReleaseMonitor {
   }
 
   /** Keeps an object's status; a change of a tracked one is told to `onHealth`. */
-  private updateHealth(path: string, health: Map<string, ObjectHealth & { rv?: string }>, name: string, h: (ObjectHealth & { rv?: string }) | undefined): void {
+  private updateHealth(path: string, health: Map<string, KeptHealth>, name: string, h: KeptHealth | undefined): void {
     const before = health.get(name);
     if (h) health.set(name, h);
     else health.delete(name);
@@ -525,7 +571,7 @@ export class ReleaseMonitor {
       const waited = this.byKey.get(`${path}|${name}`);
       if (waited) this.wake(`${waited.release.namespace}/${waited.release.name}`);
     }
-    if (before?.status === h?.status && before?.message === h?.message) return;
+    if (before?.status === h?.status && before?.message === h?.message && before?.selector === h?.selector) return;
     const t = this.byKey.get(`${path}|${name}`);
     if (t && !this.stopped) this.opts.onHealth?.(t.release.name);
   }

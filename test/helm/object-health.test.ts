@@ -2,7 +2,7 @@
 // (copied from a sandbox run), the same objects part-way, failures, and statuses that cannot be read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { objectHealth } from '../../src/helm/object-health.js';
+import { objectHealth, serviceEndpointsHealth, serviceSelector } from '../../src/helm/object-health.js';
 
 const T = '2026-11-29T07:24:45Z';
 const meta = (name: string, generation = 1) => ({ name, namespace: 'default', generation });
@@ -104,4 +104,25 @@ test('other kinds: a Ready or Available condition decides, Stalled fails, none a
   assert.deepEqual(objectHealth(cr({ conditions: 'Ready' })), { status: 'Unknown', message: 'Database default/orders: cannot read status: status.conditions is not a list' });
   assert.deepEqual(objectHealth(deployment({ ...rolledOut, availableReplicas: 'two' })), { status: 'Unknown', message: 'Deployment default/web: cannot read status: availableReplicas is "two", not a number' });
   assert.deepEqual(objectHealth({ ...deployment(rolledOut), metadata: { ...meta('web'), deletionTimestamp: T } }), { status: 'InProgress', message: 'Resource scheduled for deletion' });
+});
+
+test('a Service with a selector needs a ready endpoint; without a selector, ExternalName or unreadable EndpointSlices, kstatus says', () => {
+  const svc = (spec: object) => ({ apiVersion: 'v1', kind: 'Service', metadata: meta('web'), spec });
+  assert.equal(serviceSelector(svc({ selector: { app: 'web', tier: 'front' }, ports: [{ port: 80 }] })), 'app=web,tier=front');
+  assert.equal(serviceSelector(svc({ clusterIP: 'None', selector: { app: 'web' } })), 'app=web');
+  assert.equal(serviceSelector(svc({ type: 'LoadBalancer', selector: { app: 'web' } })), 'app=web');
+  assert.equal(serviceSelector(svc({ ports: [{ port: 80 }] })), undefined);
+  assert.equal(serviceSelector(svc({ selector: {} })), undefined);
+  assert.equal(serviceSelector(svc({ type: 'ExternalName', externalName: 'db.example.com', selector: { app: 'web' } })), undefined);
+  assert.equal(serviceSelector({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta('web'), spec: { selector: { matchLabels: { app: 'web' } } } }), undefined);
+
+  const ready = objectHealth(svc({ selector: { app: 'web' } }));
+  assert.deepEqual(ready, { status: 'Current', message: 'Service is ready' });
+  assert.deepEqual(serviceEndpointsHealth(ready, 'app=web', { state: 'listed', ready: 2 }), ready);
+  assert.deepEqual(serviceEndpointsHealth(ready, 'app=web', { state: 'listed', ready: 0 }), { status: 'InProgress', message: 'no ready endpoints (no Ready Pod matches its selector app=web)' });
+  assert.deepEqual(serviceEndpointsHealth(ready, 'app=web', { state: 'listing' }), { status: 'Unknown', message: 'its EndpointSlices are not listed yet' });
+  assert.deepEqual(serviceEndpointsHealth(ready, 'app=web', { state: 'unreadable', error: 'forbidden' }), { status: 'Current', message: 'Service is ready (endpoints not checked: forbidden)' });
+  // a LoadBalancer waits for its address first
+  const noAddress = objectHealth(svc({ type: 'LoadBalancer', selector: { app: 'web' } }));
+  assert.deepEqual(serviceEndpointsHealth(noAddress, 'app=web', { state: 'listed', ready: 0 }), { status: 'InProgress', message: 'Waiting for the load balancer address' });
 });

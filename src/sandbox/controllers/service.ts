@@ -1,7 +1,11 @@
 /**
  * The simulated Service side: an ingress IP for LoadBalancer Services (the cloud's service controller),
- * and an EndpointSlice (discovery.k8s.io/v1) and Endpoints of the Pods its selector matches (ready ones
- * as ready addresses). ClusterIPs and node ports are the API server's, allocated at create
+ * and an EndpointSlice (discovery.k8s.io/v1) and Endpoints of the Pods its selector matches, as
+ * kube-controller-manager writes them: a Pod with an IP that has not ended is an endpoint, `ready`
+ * when the Pod is Ready and not terminating (always with `publishNotReadyAddresses`), `serving` when
+ * it is Ready, `terminating` while it is deleted; a Service that selects nothing has one slice with no
+ * endpoints. The Endpoints object lists ready Pods as addresses, the others as not-ready ones, and
+ * leaves terminating Pods out. ClusterIPs and node ports are the API server's, allocated at create
  * (defaults/service-alloc.ts).
  */
 import { deepEqual } from '../json.js';
@@ -57,17 +61,22 @@ export function serviceController(): Controller {
       for (const s of slices) rt.remove(TKEY.endpointslices, ns, s.metadata.name, MANAGER);
       return;
     }
+    const publishNotReady = svc.spec?.publishNotReadyAddresses === true;
+    // terminating Pods stay endpoints of the slice (not ready), as kube-controller-manager keeps them
     const pods = rt
       .list(TKEY.pods, ns, sel)
-      .filter((p) => !isTerminating(p) && p.status?.podIP && p.status?.phase === 'Running')
+      .filter((p) => p.status?.podIP && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
       .sort((a, b) => String(a.metadata.name).localeCompare(String(b.metadata.name)));
     const ports = (svc.spec?.ports ?? []).map((p: Obj) => ({ name: p.name ?? '', port: targetPort(p, pods), protocol: p.protocol ?? 'TCP', ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) }));
     const ref = (p: Obj): Obj => ({ kind: 'Pod', namespace: ns, name: p.metadata.name, uid: p.metadata.uid });
     const eps = pods.map((p) => {
-      const ready = isPodReady(p);
-      return { addresses: [p.status.podIP], conditions: { ready, serving: ready, terminating: false }, nodeName: p.spec.nodeName, targetRef: ref(p) };
+      const serving = isPodReady(p);
+      const terminating = isTerminating(p);
+      const hostname = p.spec?.hostname && p.spec?.subdomain === name ? { hostname: p.spec.hostname } : {};
+      return { addresses: [p.status.podIP], conditions: { ready: publishNotReady || (serving && !terminating), serving, terminating }, ...hostname, nodeName: p.spec.nodeName, targetRef: ref(p) };
     });
-    const labels = { ...(svc.metadata.labels ?? {}), 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' };
+    const headless = svc.spec?.clusterIP === 'None' ? { 'service.kubernetes.io/headless': '' } : {};
+    const labels = { ...(svc.metadata.labels ?? {}), ...headless, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' };
     const body: Obj = { addressType: 'IPv4', endpoints: eps, ports };
     const [slice, ...extra] = slices;
     for (const s of extra) rt.remove(TKEY.endpointslices, ns, s.metadata.name, MANAGER);
@@ -82,10 +91,11 @@ export function serviceController(): Controller {
     }
     // the Endpoints object of the same Pods (still read by older tools)
     const addr = (p: Obj): Obj => ({ ip: p.status.podIP, nodeName: p.spec.nodeName, targetRef: ref(p) });
-    const ready = pods.filter(isPodReady).map(addr);
-    const notReady = pods.filter((p) => !isPodReady(p)).map(addr);
+    const live = pods.filter((p) => !isTerminating(p));
+    const ready = live.filter((p) => publishNotReady || isPodReady(p)).map(addr);
+    const notReady = live.filter((p) => !publishNotReady && !isPodReady(p)).map(addr);
     const subsetPorts = ports.filter((p: Obj) => p.port !== undefined);
-    const subsets = pods.length ? [{ ...(ready.length ? { addresses: ready } : {}), ...(notReady.length ? { notReadyAddresses: notReady } : {}), ports: subsetPorts }] : undefined;
+    const subsets = live.length ? [{ ...(ready.length ? { addresses: ready } : {}), ...(notReady.length ? { notReadyAddresses: notReady } : {}), ports: subsetPorts }] : undefined;
     const cur = rt.get(ENDPOINTS, ns, name);
     const epLabels = { ...(svc.metadata.labels ?? {}), 'endpoints.kubernetes.io/managed-by': 'endpoint-controller' };
     if (!cur) {

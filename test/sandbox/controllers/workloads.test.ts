@@ -161,6 +161,60 @@ spec:
   await waitFor(async () => ((await disc.listNamespacedEndpointSlice({ namespace: 'default', labelSelector: 'kubernetes.io/service-name=web' })).items[0].endpoints ?? []).length === 0, 'no endpoints left');
 });
 
+test('EndpointSlice conditions follow Pod readiness as kube-controller-manager writes them: not ready, publishNotReadyAddresses, headless, none selected', { skip: noKubectl }, async () => {
+  const c = await cluster();
+  // a Pod that never becomes Ready (the sandbox's fail annotation: CrashLoopBackOff) and one that does
+  const pod = (name: string, fail: boolean) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  namespace: default
+  labels: {app: api}
+${fail ? '  annotations: {sandbox.addon-operator.io/fail: "true"}\n' : ''}spec: {hostname: ${name}, subdomain: api-headless, containers: [{name: main, image: nginx}]}
+`;
+  await c.apply(`${pod('api-a', true)}---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: default}
+spec: {selector: {app: api}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api-published, namespace: default}
+spec: {selector: {app: api}, publishNotReadyAddresses: true, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api-headless, namespace: default}
+spec: {clusterIP: None, selector: {app: api}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: nobody, namespace: default}
+spec: {selector: {app: nobody}, ports: [{port: 80}]}
+`);
+  const disc = c.kc.makeApiClient(k8s.DiscoveryV1Api);
+  const sliceOf = async (svc: string) => (await disc.listNamespacedEndpointSlice({ namespace: 'default', labelSelector: `kubernetes.io/service-name=${svc}` })).items;
+  await waitFor(async () => (await sliceOf('api'))[0]?.endpoints?.length === 1, 'the not-ready Pod as an endpoint of api');
+  const conditions = async (svc: string) => ((await sliceOf(svc))[0]!.endpoints ?? []).map((e) => ({ ...e.conditions }));
+  assert.deepEqual(await conditions('api'), [{ ready: false, serving: false, terminating: false }]);
+  await waitFor(async () => (await sliceOf('api-published'))[0]?.endpoints?.length === 1, 'the endpoint of api-published');
+  assert.deepEqual(await conditions('api-published'), [{ ready: true, serving: false, terminating: false }]);
+  const published = await c.core.readNamespacedEndpoints({ name: 'api-published', namespace: 'default' });
+  assert.equal(published.subsets?.[0].addresses?.length, 1);
+  await waitFor(async () => (await sliceOf('api-headless'))[0]?.endpoints?.length === 1, 'the endpoint of api-headless');
+  const headless = (await sliceOf('api-headless'))[0]!;
+  assert.equal(headless.metadata?.labels?.['service.kubernetes.io/headless'], '');
+  assert.equal(headless.endpoints[0]!.hostname, 'api-a');
+  assert.equal((await sliceOf('api'))[0]!.endpoints[0]!.hostname, undefined);
+  // a Service that selects nothing: one slice, no endpoints
+  await waitFor(async () => (await sliceOf('nobody')).length === 1, 'the slice of nobody');
+  assert.deepEqual((await sliceOf('nobody'))[0]!.endpoints ?? [], []);
+  // a Ready Pod joins as a ready endpoint
+  await c.apply(pod('api-b', false));
+  await waitFor(async () => JSON.stringify(await conditions('api')) === JSON.stringify([{ ready: false, serving: false, terminating: false }, { ready: true, serving: true, terminating: false }]), 'api-b ready in the slice of api');
+});
+
 test('deleting a namespace with running workloads empties it, then it goes', { skip: noKubectl }, async () => {
   const c = await cluster();
   await c.apply('apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n');
