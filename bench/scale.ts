@@ -302,7 +302,8 @@ try {
   console.log(`  paged list of ${list.items} Pods: ${list.pages} pages, ${(list.bytes / 1024 / 1024).toFixed(0)} MiB in ${(list.ms / 1000).toFixed(2)} s; the same bytes from a plain server ${(plainMs / 1000).toFixed(2)} s (${(list.ms / plainMs).toFixed(2)}x; target <= 2x)`);
 
   // the operator
-  const how = operatorCommand({});
+  // extra node flags of the operator, e.g. BENCH_SCALE_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'
+  const how = operatorCommand({ nodeFlags: process.env.BENCH_SCALE_NODE_FLAGS?.split(' ').filter(Boolean) });
   const metricsPort = await freePort();
   t = performance.now();
   const operator = spawn(

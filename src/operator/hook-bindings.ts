@@ -2,6 +2,10 @@
  * The event sources of one hook: a monitor per `kubernetes` binding (with its snapshot) and a
  * subscription per `schedule` binding. Kubernetes events of a binding are held back until its
  * Synchronization run is done (shell-operator unlocks them then), and are then delivered in order.
+ *
+ * A monitor may be started ahead of the module's run (`prestartKubernetes`, so that bindings on one
+ * collection share its list): until the run takes it, its changes only update its snapshot, as if it
+ * had started at the run.
  */
 import type { Hook } from '../hooks/hook.js';
 import type { KubernetesBinding, ScheduleBinding } from '../hooks/config-types.js';
@@ -38,6 +42,8 @@ interface KubeState {
   monitor: BindingMonitor;
   unlocked: boolean;
   stopped: boolean;
+  /** Started ahead of the run and not taken by it yet: its changes are not events. */
+  ahead: boolean;
   held: BindingEvent[];
 }
 
@@ -50,6 +56,10 @@ export class HookBindings {
   // a list, not a map by name: unnamed bindings all default to `kubernetes`, and a monitor dropped from
   // a map would never be stopped (it kept the process alive after SIGTERM)
   private kube: KubeState[] = [];
+  /** Monitors started ahead of the run (prestartKubernetes), until enableKubernetes takes them. */
+  private ahead: KubeState[] = [];
+  /** enableKubernetes waits for its monitors' lists. */
+  private enabling = false;
   private schedulesOn = false;
 
   constructor(
@@ -94,23 +104,52 @@ export class HookBindings {
     return n;
   }
 
+  /** How many monitors run ahead of the module's run. */
+  get prestarted(): number {
+    return this.ahead.length;
+  }
+
   /**
-   * Starts a monitor per kubernetes binding and waits for every first list; returns one
-   * Synchronization context per binding with the objects listed. All or nothing: on an error the
-   * started monitors are stopped again.
+   * Starts the monitors of the bindings `which` picks ahead of the run (not awaited; a monitor lists
+   * until it succeeds or stops); enableKubernetes takes them. Nothing when the bindings run already.
+   */
+  prestartKubernetes(which: (binding: KubernetesBinding) => boolean): void {
+    const kube = this.deps.kube;
+    if (!kube || this.kubernetesEnabled || this.enabling) return;
+    for (const binding of this.hook.config.kubernetes) {
+      if (!which(binding) || this.ahead.some((s) => s.binding === binding)) continue;
+      const state = this.newState(kube, binding);
+      state.ahead = true;
+      this.ahead.push(state);
+      // a failed start is the run's to report: it starts the monitor again
+      state.monitor.start().catch(() => undefined);
+    }
+  }
+
+  /** Stops the monitors started ahead of the run (the module is no longer to run). */
+  async stopPrestarted(): Promise<void> {
+    const states = this.ahead;
+    this.ahead = [];
+    await stopAll(states);
+  }
+
+  /**
+   * Starts a monitor per kubernetes binding (or takes the one started ahead) and waits for every
+   * first list; returns one Synchronization context per binding with the objects listed. All or
+   * nothing: on an error the started monitors are stopped again.
    */
   async enableKubernetes(): Promise<SyncRun[]> {
     if (this.kubernetesEnabled || !this.hasKubernetes) return [];
     const kube = this.deps.kube;
     if (!kube) throw new Error(`hook ${hookLabel(this.hook)} has kubernetes bindings, but the operator runs without a Kubernetes API`);
+    const ahead = this.ahead;
+    this.ahead = [];
+    this.enabling = true;
     const states = this.hook.config.kubernetes.map((binding) => {
-      const state: KubeState = { binding, sinceStart: zeroCounts(), sinceLastExecution: zeroCounts(), unlocked: false, stopped: false, held: [], monitor: undefined as unknown as BindingMonitor };
-      state.monitor = kube.createMonitor(binding, {
-        label: `${hookLabel(this.hook)} ${binding.name}`,
-        onEvent: (ev) => this.onEvent(state, ev),
-        onError: (err) => this.deps.sink.monitorError(this.hook, binding, err),
-        ...(this.deps.sink.timings ? { timings: this.deps.sink.timings(this.hook, binding) } : {}),
-      });
+      const state = ahead.find((s) => s.binding === binding);
+      if (!state) return this.newState(kube, binding);
+      // from now on as if it started here: its snapshot is what it listed, its changes are events
+      state.ahead = false;
       return state;
     });
     try {
@@ -118,9 +157,32 @@ export class HookBindings {
     } catch (e) {
       await stopAll(states);
       throw e;
+    } finally {
+      this.enabling = false;
     }
     this.kube = states;
     return states.map((s) => ({ binding: s.binding, context: synchronizationContext(s.binding, s.monitor.snapshot()) }));
+  }
+
+  /**
+   * A monitor started ahead that failed (a kind not served yet: its CRD may come with a module run
+   * before this one): stopped unreported, the run starts its own as it would have.
+   */
+  private dropAhead(state: KubeState): void {
+    if (!this.ahead.includes(state)) return;
+    this.ahead = this.ahead.filter((s) => s !== state);
+    void stopAll([state]);
+  }
+
+  private newState(kube: KubernetesPort, binding: KubernetesBinding): KubeState {
+    const state: KubeState = { binding, sinceStart: zeroCounts(), sinceLastExecution: zeroCounts(), unlocked: false, stopped: false, ahead: false, held: [], monitor: undefined as unknown as BindingMonitor };
+    state.monitor = kube.createMonitor(binding, {
+      label: `${hookLabel(this.hook)} ${binding.name}`,
+      onEvent: (ev) => this.onEvent(state, ev),
+      onError: (err) => (state.ahead ? this.dropAhead(state) : this.deps.sink.monitorError(this.hook, binding, err)),
+      ...(this.deps.sink.timings ? { timings: this.deps.sink.timings(this.hook, binding) } : {}),
+    });
+    return state;
   }
 
   /** Lets the binding's events through (after its Synchronization run), held ones first. */
@@ -135,8 +197,9 @@ export class HookBindings {
   }
 
   async disableKubernetes(): Promise<void> {
-    const states = this.kube;
+    const states = [...this.kube, ...this.ahead];
     this.kube = [];
+    this.ahead = [];
     await stopAll(states);
   }
 
@@ -182,7 +245,7 @@ export class HookBindings {
   }
 
   private onEvent(state: KubeState, ev: BindingEvent): void {
-    if (state.stopped) return;
+    if (state.stopped || state.ahead) return;
     const key = ev.watchEvent === 'Added' ? 'added' : ev.watchEvent === 'Deleted' ? 'deleted' : 'modified';
     state.sinceStart[key]++;
     state.sinceLastExecution[key]++;

@@ -76,6 +76,8 @@ export class Runtime {
   readonly webhooks: Webhooks | undefined;
   private readonly bindings = new Map<string, HookBindings>();
   private readonly modules = new Map<string, ModuleState>();
+  /** The enabled modules' list the monitors were last started ahead for (prestart-monitors.ts). */
+  prestartedFor: readonly string[] | undefined;
 
   /** Resolves with the error that stops the operator (an invalid module config found at start-up). */
   readonly failed: Promise<Error>;

@@ -11,6 +11,7 @@ import { TaskResults, type TaskQueue, type TaskResult } from '../../queue/index.
 import { MISSING_CRD_RETRY_MS, missingCrdError } from '../webhooks.js';
 import type { Runtime } from '../runtime.js';
 import { isParallelQueue, makeTask, type OperatorTask, type TaskMeta } from '../task-meta.js';
+import { prestartMonitors, stopPrestarted } from '../prestart-monitors.js';
 import { runLifecycle, WAIT_POLL_MS, type TaskHandler, type TaskOf } from './shared.js';
 
 /** Starts the module's monitors and queues their Synchronization runs; returns those for this queue. */
@@ -60,9 +61,14 @@ export const moduleRun: TaskHandler<'ModuleRun'> = async (rt, task, queue) => {
 async function runModule(rt: Runtime, task: TaskOf<'ModuleRun'>, queue: TaskQueue<TaskMeta>): Promise<TaskResult<TaskMeta>> {
   const meta = task.metadata;
   const { module } = meta;
-  if (!rt.isEnabled(module)) return TaskResults.success();
+  if (!rt.isEnabled(module)) {
+    await stopPrestarted(rt, module);
+    return TaskResults.success();
+  }
   const state = rt.moduleState(module);
   const hooks = await rt.manager.moduleHooks(module);
+  // after the converge's CRDs are in place and before the first Synchronization
+  await prestartMonitors(rt, rt.manager.enabledModules);
   try {
     if (state.phase === 'Startup') {
       // once per enabling: a run cut short by a converge restart does not repeat them (docs/operator.md)
