@@ -3,7 +3,7 @@
  * of bench/fleet (generateFleet, runFleet; that bench is the fleet engineer's, this only calls it), as
  * figures, then object events spread over the fleet's kubernetes bindings. Needs dist/ built
  * (bench/run.ts builds it when it is older than src/).
- *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1] [--events 1000] [--disable 5] [--functional-depth 0] [--pairs 1]
+ *   node --import tsx bench/fleet-report.ts [--modules 100] [--objects 30] [--parallel 1] [--events 1000] [--disable 5] [--functional-depth 0] [--pairs 1] [--hook-wait-ms 0]
  *
  * Where the converge's wall time goes, from the operator's own metrics (series of the first converge,
  * activation="OperatorStartup"): inside hooks (`module_hook_run_seconds` and `global_hook_run_seconds`:
@@ -27,7 +27,9 @@
  * all modules critical (no module.yaml), then the second half functional with requirements D levels
  * deep (generate.ts functionalModuleYaml), both with `--parallel N` (and the first with 1, today's
  * default); target: the functional converge at most 0.7× the all-critical one with the same flags.
- * `--pairs K` runs the two converges alternately K times and compares their medians.
+ * `--pairs K` runs the two converges alternately K times and compares their medians; `--hook-wait-ms N`
+ * makes each module's beforeHelm hook wait N ms (time without CPU: the order of the module runs, not the
+ * machine's load, then sets the converge's time).
  *
  * The fleet's webhook bindings (kubernetesValidating, kubernetesMutating,
  * kubernetesCustomResourceConversion) are served: the sandbox calls the validating and mutating ones
@@ -291,14 +293,14 @@ function functionalFloor(modules: number, parallel: number): { ratio: number; te
  * Issue 34's target: the same fleet converged cold twice in one run, all critical and with its second
  * half functional (`depth` levels of requirements), both with --parallel-module-runs `parallel`.
  */
-async function functionalConverges(modules: number, objects: number, parallel: number, depth: number, pairs: number): Promise<void> {
+async function functionalConverges(modules: number, objects: number, parallel: number, depth: number, pairs: number, hookWaitMs: number): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'bench-fleet-functional-'));
   try {
     let n = 0;
     const converge = async (functionalDepth: number, runs: number) => {
       const dir = join(root, `${n++}-depth-${functionalDepth}-parallel-${runs}`);
       mkdirSync(dir);
-      const fleet = generateFleet(dir, { modules, objects, functionalDepth });
+      const fleet = generateFleet(dir, { modules, objects, functionalDepth, hookWaitMs });
       return (await runFleet(fleet, dir, { parallel: runs })).convergeMs / 1000;
     };
     // today's default, then the same flags for both sets, alternately `pairs` times (the machine's load
@@ -315,7 +317,7 @@ async function functionalConverges(modules: number, objects: number, parallel: n
     if (pairs > 1) console.log(`bench/fleet: ${pairs} pairs (all-critical, functional) in s: ${criticals.map((c, i) => `${c.toFixed(2)}/${functionals[i]!.toFixed(2)} (${(functionals[i]! / c).toFixed(2)})`).join(', ')}; medians compared`);
     const floor = functionalFloor(modules, parallel);
     console.log(
-      `bench/fleet: ${modules} modules × ${objects} objects: cold converge with every module critical ${defaultRuns.toFixed(2)} s (--parallel-module-runs 1), ${critical.toFixed(2)} s (${parallel}); ` +
+      `bench/fleet: ${modules} modules × ${objects} objects${hookWaitMs ? `, each beforeHelm hook waiting ${hookWaitMs} ms` : ''}: cold converge with every module critical ${defaultRuns.toFixed(2)} s (--parallel-module-runs 1), ${critical.toFixed(2)} s (${parallel}); ` +
         `with the second half functional, requirements ${depth} levels deep, ${functional.toFixed(2)} s (${parallel}): ratio ${(functional / critical).toFixed(2)} to the all-critical converge with the same flags (target ≤ 0.7), ` +
         `${(functional / defaultRuns).toFixed(2)} to the default; the shape's floor ${floor.ratio.toFixed(2)} (${floor.text})`,
     );
@@ -347,7 +349,7 @@ async function main(): Promise<void> {
   const events = arg('--events', 1000);
   const disable = arg('--disable', 5);
   const functionalDepth = arg('--functional-depth', 0);
-  if (functionalDepth > 0) return functionalConverges(modules, objects, parallel, functionalDepth, Math.max(1, arg('--pairs', 1)));
+  if (functionalDepth > 0) return functionalConverges(modules, objects, parallel, functionalDepth, Math.max(1, arg('--pairs', 1)), arg('--hook-wait-ms', 0));
   const root = mkdtempSync(join(tmpdir(), 'bench-fleet-report-'));
   try {
     const fleet = generateFleet(root, { modules, objects });

@@ -34,6 +34,12 @@ export interface FleetShape {
    * are functional, their module.yaml requirements N levels deep (functionalModuleYaml).
    */
   functionalDepth: number;
+  /**
+   * 0 (the default): the beforeHelm hook only patches values. N > 0: it also waits N ms, as a hook that
+   * waits for an external system does; a module run then costs time without CPU, so the machine's load
+   * moves a converge less than the order of its module runs does.
+   */
+  hookWaitMs?: number;
 }
 
 export const DEFAULT_SHAPE: FleetShape = { modules: 100, objects: 30, namespace: 'fleet', functionalDepth: 0 };
@@ -106,10 +112,10 @@ ${body}
 const ON_STARTUP_BASH = bash({ configVersion: 'v1', onStartup: 10 }, `jq -r '"module starting, \\(.global.enabledModules // [] | length) modules enabled"' "$VALUES_PATH"\n`);
 const ON_STARTUP_IN_PROCESS = inProcess({ configVersion: 'v1', onStartup: 10 }, `  ctx.log(\`module starting, \${ctx.values.global?.enabledModules?.length ?? 0} modules enabled\`);`);
 
-const beforeHelm = (key: string) =>
+const beforeHelm = (key: string, waitMs = 0) =>
   bash(
     { configVersion: 'v1', beforeHelm: 10 },
-    `jq -c '[{"op":"add","path":"/${key}/internal/replicas","value":(.${key}.replicas + 1)},
+    `${waitMs > 0 ? `sleep ${waitMs / 1000}\n` : ''}jq -c '[{"op":"add","path":"/${key}/internal/replicas","value":(.${key}.replicas + 1)},
         {"op":"add","path":"/${key}/internal/image","value":(.${key}.image.repository + ":" + .${key}.image.tag)}]' \\
   "$VALUES_PATH" > "$VALUES_JSON_PATCH_PATH"
 `,
@@ -285,7 +291,7 @@ export function generateFleet(root: string, shape: Partial<FleetShape> = {}): Fl
     const hooks = join(dir, 'hooks');
     if (i % 2 === 0) writeFileSync(join(hooks, 'startup.sh'), ON_STARTUP_BASH, { mode: 0o755 });
     else writeFileSync(join(hooks, 'startup.hook.mjs'), ON_STARTUP_IN_PROCESS);
-    writeFileSync(join(hooks, 'before-helm.sh'), beforeHelm(key), { mode: 0o755 });
+    writeFileSync(join(hooks, 'before-helm.sh'), beforeHelm(key, s.hookWaitMs), { mode: 0o755 });
     writeFileSync(join(hooks, 'watch-configmaps.sh'), watchConfigMaps(i, name, s.namespace), { mode: 0o755 });
     writeFileSync(join(hooks, 'after-helm.hook.mjs'), AFTER_HELM);
     writeFileSync(join(hooks, 'schedule.hook.mjs'), schedule(i, name));
