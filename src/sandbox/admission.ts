@@ -247,7 +247,21 @@ export interface AdmissionOutcome {
 }
 
 export class Admission {
+  /** The Service webhooks warned about (kind, name and Service): each is said once, every skipped call is an Event. */
+  private readonly warnedSkips = new Set<string>();
+
   constructor(private readonly d: AdmissionDeps) {}
+
+  /** The sandbox's warning of a skipped Service webhook, once per webhook and Service it points at. */
+  private warnSkipOnce(kind: Kind, name: string, clientConfig: any): (message: string) => void {
+    const svc = clientConfig?.service;
+    const key = `${kind}\0${name}\0${String(svc?.namespace ?? '')}/${String(svc?.name ?? '')}`;
+    return (message) => {
+      if (this.warnedSkips.has(key)) return;
+      this.warnedSkips.add(key);
+      this.d.warn(`${message} (said once; each skipped call is a WebhookSkipped Event on its object)`);
+    };
+  }
 
   /** Whether any webhook configuration of that kind is stored (the fast path: none). */
   has(kind: Kind): boolean {
@@ -385,7 +399,7 @@ export class Admission {
       const reviewVersion = reviewVersionOf(webhook);
       if (!reviewVersion) throw new Error('could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
       review.apiVersion = `admission.k8s.io/${reviewVersion}`;
-      const answer = await callWebhook(this.d, webhook.clientConfig, name, review, Number(webhook.timeoutSeconds ?? 10), () =>
+      const answer = await callWebhook({ warn: this.warnSkipOnce(kind, name, webhook.clientConfig) }, webhook.clientConfig, name, review, Number(webhook.timeoutSeconds ?? 10), () =>
         this.d.event(a, 'WebhookSkipped', `webhook ${name} is not called: its Service has no server in the sandbox`),
       );
       if (answer === undefined) return current;
