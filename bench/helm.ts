@@ -14,7 +14,8 @@
 // - start drift check (issue 33): a new engine over the fleet (an operator restart): its no-change
 //   runs until every object is listed by the monitor and checked against its manifest (target < 3 s,
 //   0 writes); health upkeep: a Deployment's status written until its release's health has it (p99 <
-//   50 ms), and the CPU of the statuses and module healths of the fleet's watch events.
+//   50 ms), an EndpointSlice's first ready endpoint until its Service's health has it (p99 < 50 ms),
+//   and the CPU of the statuses and module healths of the fleet's watch events.
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -224,7 +225,8 @@ async function main(): Promise<void> {
   sandbox.clearRequestLog();
   const restartAt = performance.now();
   for (const r of fleetReqs) if ((await restarted.upgradeInstall(r)) !== 'unchanged') throw new Error(`fleet restart run of ${r.release}`);
-  const listed = () => fleetReqs.every((r) => restarted.objectHealth(r.release, r.namespace)?.every((o) => o.message !== 'not listed yet'));
+  // every watch listed: the objects' kinds and the Services' EndpointSlices
+  const listed = () => fleetReqs.every((r) => restarted.objectHealth(r.release, r.namespace)?.every((o) => o.status !== 'Unknown'));
   while (!listed()) await new Promise((res) => setTimeout(res, 5));
   const restartMs = performance.now() - restartAt;
   const restartWrites = sandbox.requests.filter((e) => WRITES.has(e.method) && e.query.dryRun !== 'All').length;
@@ -258,6 +260,33 @@ async function main(): Promise<void> {
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)]!;
 
+  // a Service's endpoints: an EndpointSlice with a ready endpoint written (as kube-controller-manager
+  // does once a Pod is Ready) until its release's health has the Service ready, one Service of each
+  const endpointLatencies: number[] = [];
+  for (const r of fleetReqs) {
+    const svc = restarted.objectHealth(r.release, r.namespace)!.find((o) => o.object.startsWith('Service '));
+    if (!svc) throw new Error(`no Service in ${r.release}`);
+    if (!svc.message.startsWith('no ready endpoints')) throw new Error(`${svc.object}: ${svc.message}, not waiting for endpoints`);
+    const name = svc.object.slice(svc.object.indexOf('/') + 1);
+    const ns = svc.object.slice('Service '.length, svc.object.indexOf('/'));
+    const changed = new Promise<void>((resolve) => {
+      healthWaiters.set(r.release, () => {
+        if (restarted.objectHealth(r.release, r.namespace)!.find((o) => o.object === svc.object)?.status === 'Current') resolve();
+      });
+    });
+    const t = performance.now();
+    await requestJson(kc, 'POST', `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, {}, {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
+      metadata: { name: `${name}-bench`, labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
+      endpoints: [{ addresses: ['10.244.0.10'], conditions: { ready: true, serving: true, terminating: false } }], ports: [{ name: 'http', port: 8000, protocol: 'TCP' }],
+    });
+    await changed;
+    endpointLatencies.push(performance.now() - t);
+    healthWaiters.delete(r.release);
+  }
+  endpointLatencies.sort((a, b) => a - b);
+  const endpointP99 = endpointLatencies[Math.min(endpointLatencies.length - 1, Math.ceil(endpointLatencies.length * 0.99) - 1)]!;
+
   // its CPU: an object's status from its watch event, then its module's health, for every object of
   // the fleet as many times as the fleet converge's watch events (each object added, then its status
   // written: 3 events an object with the simulated controllers, counted generously)
@@ -285,6 +314,7 @@ async function main(): Promise<void> {
   console.log(`fleet no-change         ${fleetReqs.length} modules: ${fleetWrites.length} object writes (target 0), ${recordWrites} release record writes (target 0), ${ms(fleetMs)} for the pass`);
   console.log(`start drift check       ${fleetReqs.length} releases, ${fleetObjects} objects: ${ms(restartMs)} from the restart (no-change runs, watches listed, every object checked) (target < 3 s), ${restartWrites} writes (target 0), ${restartDryRuns} dry runs, ${restartReads} reads`);
   console.log(`health upkeep           status change -> module health p99 ${ms(p99)}, median ${ms(median(latencies))} over ${latencies.length} (target p99 < 50 ms); CPU ${ms(healthCpuMs)} for ${liveObjects.length} objects x ${EVENTS_PER_OBJECT} events, each changing its module's health (${((healthCpuMs * 1000) / (liveObjects.length * EVENTS_PER_OBJECT)).toFixed(1)} µs an event; to compare with the fleet converge's operator CPU, bench/fleet)`);
+  console.log(`endpoints upkeep        EndpointSlice with a ready endpoint -> module health p99 ${ms(endpointP99)}, median ${ms(median(endpointLatencies))} over ${endpointLatencies.length} (target p99 < 50 ms)`);
   console.log(`absent restored         median ${ms(median(absent))} after the delete, burst window 200 ms included (${absent.map((x) => x.toFixed(0)).join(' ')} ms)`);
 }
 

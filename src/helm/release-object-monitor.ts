@@ -451,9 +451,9 @@ export class ReleaseMonitor {
     return out;
   }
 
-  /** The informers running (one per resource), for tests and the debug output. */
+  /** The informers running (one per resource, and one of EndpointSlices per namespace with Services), for tests and the debug output. */
   watches(): string[] {
-    return [...this.kinds.keys()].sort();
+    return [...this.kinds.keys(), ...this.endpoints.paths()].sort();
   }
 
   /** Whether `stop` was called (a waiter gives up then). */

@@ -36,6 +36,8 @@ interface NamespaceWatch {
   ready: Map<string, number>;
 }
 
+const slicesPath = (namespace: string) => `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/endpointslices`;
+
 /** Ready endpoints of a slice: `conditions.ready` true or unset. */
 function readyEndpoints(slice: KubeObject): number {
   const endpoints = slice.endpoints;
@@ -59,6 +61,11 @@ export class ServiceEndpoints {
     if (!w) return undefined;
     if (w.listed) return { state: 'listed', ready: w.ready.get(service) ?? 0 };
     return w.error === undefined ? { state: 'listing' } : { state: 'unreadable', error: w.error };
+  }
+
+  /** The collection paths watched, one per namespace. */
+  paths(): string[] {
+    return [...this.namespaces.keys()].map(slicesPath);
   }
 
   /** Watches exactly these namespaces: new ones start, the others stop. Resolves when the new ones have listed or failed to once. */
@@ -87,7 +94,7 @@ export class ServiceEndpoints {
       ready: new Map(),
       informer: new Informer({
         kc: this.opts.kc,
-        path: `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/endpointslices`,
+        path: slicesPath(namespace),
         labelSelector: SERVICE_NAME_LABEL,
         keepObjects: false,
         ...(this.opts.watchTimeoutSeconds ? { watchTimeoutSeconds: this.opts.watchTimeoutSeconds } : {}),

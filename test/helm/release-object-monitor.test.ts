@@ -112,8 +112,11 @@ test('absent objects: deleted by hand → one event per burst, for the owning re
     one: [`/ClusterRole/one-reader`, `${NS}/ConfigMap/one-config`, `${NS}/Service/one`],
     two: [`/ClusterRole/two-reader`, `${NS}/ConfigMap/two-config`, `${NS}/Service/two`],
   });
-  // one watch per resource and namespace (the cluster for cluster-scoped kinds), shared by the releases
-  assert.deepEqual((helm as unknown as { monitor: { watches(): string[] } }).monitor.watches(), [`/api/v1/namespaces/${NS}/configmaps`, `/api/v1/namespaces/${NS}/services`, '/apis/rbac.authorization.k8s.io/v1/clusterroles']);
+  // one watch per resource and namespace (the cluster for cluster-scoped kinds), shared by the releases,
+  // and one of the EndpointSlices of the namespace where they have Services (their health)
+  assert.deepEqual((helm as unknown as { monitor: { watches(): string[] } }).monitor.watches(), [
+    `/api/v1/namespaces/${NS}/configmaps`, `/api/v1/namespaces/${NS}/services`, `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+  ]);
 
   // a burst of deletions of release one
   await requestJson(kc, 'DELETE', cmPath('one-config'));
@@ -144,6 +147,7 @@ test('absent objects: deleted by hand → one event per burst, for the owning re
 
   // uninstall ends the watches of what no release owns any more
   assert.equal(await helm.uninstall('one', NS), true);
+  assert.ok((helm as unknown as { monitor: { watches(): string[] } }).monitor.watches().includes(`/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`), 'the EndpointSlice watch stays for the Services of two');
   assert.equal(await helm.uninstall('two', NS), true);
   assert.deepEqual(helm.watched(), {});
   assert.deepEqual((helm as unknown as { monitor: { watches(): string[] } }).monitor.watches(), []);
