@@ -118,6 +118,8 @@ interface TrackedRelease {
   burst?: NodeJS.Timeout;
   /** Start-up drift checks under way (reads, dry runs, fixes): `startChecked` waits for them. */
   startChecks: Set<Promise<void>>;
+  /** The namespaces where it has Services, with the watch path of Services there (their EndpointSlices are watched). */
+  serviceNamespaces: Map<string, string>;
 }
 
 interface KindWatch {
@@ -278,7 +280,7 @@ export class ReleaseMonitor {
   async track(release: string, namespace: string, objects: readonly PlacedObject[]): Promise<void> {
     if (this.stopped) return;
     const id = `${namespace}/${release}`;
-    const r: TrackedRelease = this.releases.get(id) ?? { name: release, namespace, objects: [], paused: false, raised: false, seenWhilePaused: new Map(), startChecks: new Set() };
+    const r: TrackedRelease = this.releases.get(id) ?? { name: release, namespace, objects: [], paused: false, raised: false, seenWhilePaused: new Map(), startChecks: new Set(), serviceNamespaces: new Map() };
     const previous = r.objects;
     r.objects = [];
     for (const placed of objects) {
@@ -295,6 +297,8 @@ export class ReleaseMonitor {
       const key = objKey(t.resource, t.placed.placedNamespace, t.placed.name);
       if (this.byKey.get(key)?.release === r && !r.objects.some((o) => objKey(o.resource, o.placed.placedNamespace, o.placed.name) === key)) this.byKey.delete(key);
     }
+    r.serviceNamespaces = new Map();
+    for (const t of r.objects) if (isService(t)) r.serviceNamespaces.set(t.placed.placedNamespace ?? '', t.resource);
     this.releases.set(id, r);
     this.unpause(r);
     const starting: Promise<void>[] = [this.watchEndpoints()];
@@ -476,7 +480,7 @@ export class ReleaseMonitor {
    */
   private watchEndpoints(): Promise<void> {
     this.servicePaths.clear();
-    if (!this.stopped) for (const r of this.releases.values()) for (const t of r.objects) if (isService(t)) this.servicePaths.set(t.placed.placedNamespace ?? '', t.resource);
+    if (!this.stopped) for (const r of this.releases.values()) for (const [ns, path] of r.serviceNamespaces) this.servicePaths.set(ns, path);
     return this.endpoints.watch(new Set(this.servicePaths.keys()));
   }
 
@@ -490,7 +494,7 @@ export class ReleaseMonitor {
       if (t && this.kinds.get(path)?.health.get(`${namespace}/${service}`)?.selector !== undefined) this.opts.onHealth?.(t.release.name);
       return;
     }
-    for (const r of this.releases.values()) if (r.objects.some((t) => isService(t) && t.placed.placedNamespace === namespace)) this.opts.onHealth?.(r.name);
+    for (const r of this.releases.values()) if (r.serviceNamespaces.has(namespace)) this.opts.onHealth?.(r.name);
   }
 
   /** The collection watched for an object: its namespace's (a namespaced kind), or the cluster's. */
