@@ -247,19 +247,31 @@ export interface AdmissionOutcome {
 }
 
 export class Admission {
-  /** The Service webhooks warned about (kind, name and Service): each is said once, every skipped call is an Event. */
+  /** The configurations (uid) and Services whose skipped webhooks were warned about: once each; every skipped call is an Event. */
   private readonly warnedSkips = new Set<string>();
+  /** Each webhook's configuration, as `webhooks` read it. */
+  private readonly configOf = new WeakMap<object, { kind: string; name: string; uid: string; webhooks: any[] }>();
 
   constructor(private readonly d: AdmissionDeps) {}
 
-  /** The sandbox's warning of a skipped Service webhook, once per webhook and Service it points at. */
-  private warnSkipOnce(kind: Kind, name: string, clientConfig: any): (message: string) => void {
-    const svc = clientConfig?.service;
-    const key = `${kind}\0${name}\0${String(svc?.namespace ?? '')}/${String(svc?.name ?? '')}`;
+  /**
+   * The sandbox's warning of a skipped Service webhook: once per configuration and Service, naming
+   * every webhook of the configuration that points at that Service (the operator registers one
+   * configuration with a webhook per hook binding: one line, not one per webhook or request).
+   */
+  private warnSkipOnce(webhook: any): (message: string) => void {
+    const svc = webhook.clientConfig?.service;
+    const target = `${String(svc?.namespace ?? '')}/${String(svc?.name ?? '')}`;
+    const config = this.configOf.get(webhook);
     return (message) => {
+      const key = config ? `${config.uid}\0${target}` : `${String(webhook.name)}\0${target}`;
       if (this.warnedSkips.has(key)) return;
       this.warnedSkips.add(key);
-      this.d.warn(`${message} (said once; each skipped call is a WebhookSkipped Event on its object)`);
+      if (!config) return this.d.warn(`${message} (said once; each skipped call is a WebhookSkipped Event on its object)`);
+      const names = config.webhooks.filter((w) => !w?.clientConfig?.url && `${String(w?.clientConfig?.service?.namespace ?? '')}/${String(w?.clientConfig?.service?.name ?? '')}` === target).map((w) => String(w.name));
+      const shown = names.length > 10 ? `${names.slice(0, 10).join(', ')}, ... (${names.length})` : names.join(', ');
+      const which = names.length === 1 ? `webhook ${shown} of ${config.kind} ${config.name} is` : `webhooks ${shown} of ${config.kind} ${config.name} are`;
+      this.d.warn(`sandbox: ${which} not called: ${names.length === 1 ? 'it points' : 'they point'} at Service ${target}, which has no server in the sandbox (said once for the configuration; each skipped call is a WebhookSkipped Event on its object)`);
     };
   }
 
@@ -271,7 +283,13 @@ export class Admission {
   /** The webhooks of that kind in the API server's order: configurations by name, then as listed. */
   private webhooks(kind: Kind): any[] {
     const entries = this.d.store.list(CONFIG_TKEY[kind]).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-    return entries.flatMap((e) => (JSON.parse(e.json).webhooks ?? []) as any[]);
+    return entries.flatMap((e) => {
+      const config = JSON.parse(e.json);
+      const webhooks = (Array.isArray(config.webhooks) ? config.webhooks : []) as any[];
+      const info = { kind: String(config.kind ?? kind), name: String(config.metadata?.name ?? e.name), uid: String(config.metadata?.uid ?? e.name), webhooks };
+      for (const w of webhooks) if (w && typeof w === 'object') this.configOf.set(w, info);
+      return webhooks;
+    });
   }
 
   /**
@@ -399,7 +417,7 @@ export class Admission {
       const reviewVersion = reviewVersionOf(webhook);
       if (!reviewVersion) throw new Error('could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
       review.apiVersion = `admission.k8s.io/${reviewVersion}`;
-      const answer = await callWebhook({ warn: this.warnSkipOnce(kind, name, webhook.clientConfig) }, webhook.clientConfig, name, review, Number(webhook.timeoutSeconds ?? 10), () =>
+      const answer = await callWebhook({ warn: this.warnSkipOnce(webhook) }, webhook.clientConfig, name, review, Number(webhook.timeoutSeconds ?? 10), () =>
         this.d.event(a, 'WebhookSkipped', `webhook ${name} is not called: its Service has no server in the sandbox`),
       );
       if (answer === undefined) return current;

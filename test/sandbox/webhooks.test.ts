@@ -82,6 +82,7 @@ test('validating and mutating webhooks: rules, selectors, matchConditions, patch
       { name: 'hang.example.com', clientConfig: hook.url('/hang'), rules: [rule(['secrets'], ['CREATE'])], timeoutSeconds: 1, failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'] },
       { name: 'ignored.example.com', clientConfig: hook.url('/hang'), rules: [rule(['serviceaccounts'], ['CREATE'])], timeoutSeconds: 1, failurePolicy: 'Ignore', sideEffects: 'None', admissionReviewVersions: ['v1'] },
       { name: 'service.example.com', clientConfig: { service: { namespace: 'monitoring', name: 'operator', path: '/admit' } }, rules: [rule(['services'], ['CREATE'])], sideEffects: 'None', admissionReviewVersions: ['v1'] },
+      { name: 'service2.example.com', clientConfig: { service: { namespace: 'monitoring', name: 'operator', path: '/admit2' } }, rules: [rule(['services'], ['CREATE'])], sideEffects: 'None', admissionReviewVersions: ['v1'] },
     ],
   });
 
@@ -122,13 +123,16 @@ test('validating and mutating webhooks: rules, selectors, matchConditions, patch
   await requestJson(kc, 'POST', '/api/v1/namespaces/default/serviceaccounts', {}, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } });
   assert.ok(warnings.some((w) => w.includes('ignored.example.com') && w.includes('failurePolicy Ignore')), warnings.join('\n'));
 
-  // a Service webhook: skipped with a warning (once for the webhook) and an Event on each object
+  // Service webhooks: skipped with one warning for the configuration and the Service (naming its
+  // webhooks), however many requests they skip, and an Event on each object for each webhook
   for (const name of ['web', 'api', 'db']) await requestJson(kc, 'POST', '/api/v1/namespaces/default/services', {}, { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }] } });
-  const skipped = warnings.filter((w) => w.includes('service.example.com'));
+  const skipped = warnings.filter((w) => w.includes('monitoring/operator'));
   assert.equal(skipped.length, 1, warnings.join('\n'));
-  assert.match(skipped[0]!, /webhook service\.example\.com is not called: it points at Service monitoring\/operator, which has no server in the sandbox/);
+  assert.match(skipped[0]!, /webhooks service\.example\.com, service2\.example\.com of ValidatingWebhookConfiguration v are not called: they point at Service monitoring\/operator, which has no server in the sandbox/);
   const events = await requestJson<any>(kc, 'GET', '/api/v1/namespaces/default/events');
-  for (const name of ['web', 'api', 'db']) assert.ok(events.items.some((e: any) => e.reason === 'WebhookSkipped' && e.involvedObject.name === name && /service\.example\.com/.test(e.message)), name);
+  for (const name of ['web', 'api', 'db']) {
+    for (const webhook of ['service', 'service2']) assert.ok(events.items.some((e: any) => e.reason === 'WebhookSkipped' && e.involvedObject.name === name && e.message.startsWith(`webhook ${webhook}.example.com `)), `${name} ${webhook}`);
+  }
 });
 
 test("a watch in another version than the stored one gets its objects converted by the CRD's webhook, in order; a failed conversion ends it", async (t) => {
