@@ -38,7 +38,8 @@ test("isHealthFrame finds the built object-health code in a real profile, and no
   const dir = mkdtempSync(join(tmpdir(), 'profile-share-'));
   try {
     const url = `file://${resolve(import.meta.dirname, '../../dist/helm/object-health.js')}`;
-    // half the loop statuses Deployments (health), half builds strings (not health)
+    // the loop statuses Deployments (health, about half of it) and builds strings (not health): far
+    // from both bounds, as a loaded machine's preemption lands on either
     const script = `
       const { objectHealth } = await import(${JSON.stringify(url)});
       const d = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x', generation: 2 }, spec: { replicas: 3 },
@@ -46,7 +47,7 @@ test("isHealthFrame finds the built object-health code in a real profile, and no
       const other = () => { let s = ''; for (let i = 0; i < 200; i++) s += i.toString(36); return s.length; };
       let n = 0;
       const end = Date.now() + 400;
-      while (Date.now() < end) { for (let i = 0; i < 200; i++) n += objectHealth(d).status.length + other(); }
+      while (Date.now() < end) { for (let i = 0; i < 200; i++) { for (let k = 0; k < 8; k++) n += objectHealth(d).status.length; n += other(); } }
       if (!n) throw new Error('no work');
     `;
     const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, '--input-type=module', '-e', script], { encoding: 'utf8' });
