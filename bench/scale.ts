@@ -9,20 +9,24 @@
  * jqFilter (the next `--node-watchers`), or runs onStartup. Then a churn of Pod status updates at
  * `--rate` a second for `--seconds`.
  *
- * Figures: the operator's RSS after the first converge (every binding synchronized) and at the end
- * of the churn; the time from its start to the end of the first converge; event → hook start
+ * Figures: the operator's RSS after the first converge (every binding synchronized) and its idle
+ * collection after it (the churn starts once that is done: its stall is a figure of its own), and at
+ * the end of the churn; the time from its start to the end of the first converge; event → hook start
  * latency (from the status write to the Pod watcher's run that sees it, through the combining of
- * queued events), p50 and p99; events lost (a Pod whose last status no Pod watcher saw); what the
+ * queued events), p50 and p99, and apart the part up to the API server's answer to the write (the
+ * bench's client and the sandbox, on the same cores) and the part after it (mostly the operator); events lost (a Pod whose last status no Pod watcher saw); what the
  * Pod watchers' snapshots retain per Pod (`kube_snapshot_bytes`) against their filter results; the
  * sandbox's RSS per stored object against the objects' JSON, and a paged list of every Pod (500 at a
  * time) against reading the same bytes from a plain server in the same run.
  *
  *   node --import tsx bench/scale.ts [--quick] [--nodes 5000] [--pods 150000] [--namespaces 500]
  *     [--configmaps 10000] [--secrets 10000] [--modules 200] [--pod-watchers 4] [--node-watchers 20]
- *     [--rate 1000] [--seconds 60] [--keep DIR]
+ *     [--rate 1000] [--seconds 60] [--keep DIR] [--cpu-prof DIR] [--operator-node-flags "FLAGS"]
  * A churn of 15 minutes or more (`--seconds 1800`: the issue's 30 minutes) is also judged as bench/soak
  * judges a soak: the median RSS of its last 5 minutes against minutes 5-10 (target < 5 % growth), the
  * Theil-Sen trend of the per-minute medians, and no queue growing at each of the last three minutes.
+ * `--cpu-prof DIR`: the operator's CPU profile (node --cpu-prof) in DIR, written as it stops; the churn's
+ * window in it is printed (ms from the profile's start) so that a reading can keep to the churn.
  * Needs dist/ (npm run build).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,6 +59,10 @@ const NODE_WATCHERS = arg('--node-watchers', 20, 4);
 const RATE = arg('--rate', 1000, 100);
 const SECONDS = arg('--seconds', 60, 5);
 const keepIdx = process.argv.indexOf('--keep');
+const profIdx = process.argv.indexOf('--cpu-prof');
+const PROF_DIR = profIdx > 0 ? process.argv[profIdx + 1]! : undefined;
+const flagsIdx = process.argv.indexOf('--operator-node-flags');
+const OPERATOR_FLAGS = flagsIdx > 0 ? process.argv[flagsIdx + 1]!.split(/\s+/).filter(Boolean) : [];
 const CONCURRENCY = 48;
 const OPERATOR_NS = 'addon-operator';
 
@@ -138,16 +146,24 @@ const kubeHook = (binding: object, body = '', imports = '') => `${imports}export
 export function run(ctx) {${body}}
 `;
 
-/** The first Pod watcher writes, for every Pod status it sees in an Event, "name seq latency-ms". */
+/**
+ * The first Pod watcher records, for every Pod status it sees in an Event, "name seq latency-ms"; the
+ * lines go to the file every 100 ms in one write, so that the measure adds no file write per run to
+ * the operator's thread (an in-process hook runs on it).
+ */
+const LATENCY_IMPORTS = `import { appendFileSync } from 'node:fs';
+const pending = [];
+setInterval(() => {
+  if (pending.length) appendFileSync(process.env.BENCH_SCALE_SEEN, pending.splice(0).join('\\n') + '\\n');
+}, 100).unref();
+`;
 const LATENCY_BODY = `
   const now = Date.now();
-  const lines = [];
   for (const c of ctx.bindingContext) {
     if (c.type !== 'Event' || !c.filterResult || !c.filterResult.m) continue;
     const [seq, sent, name] = String(c.filterResult.m).split(' ');
-    lines.push(name + ' ' + seq + ' ' + (now - Number(sent)));
+    pending.push(name + ' ' + seq + ' ' + (now - Number(sent)));
   }
-  if (lines.length) appendFileSync(process.env.BENCH_SCALE_SEEN, lines.join('\\n') + '\\n');
 `;
 
 function writeModuleSet(root: string): { modulesDir: string; globalHooksDir: string } {
@@ -171,7 +187,7 @@ function writeModuleSet(root: string): { modulesDir: string; globalHooksDir: str
     h('before-helm.hook.mjs', `export const config = { configVersion: 'v1', beforeHelm: 10 };\nexport function run() {}\n`);
     h('after-helm.hook.mjs', `export const config = { configVersion: 'v1', afterHelm: 10 };\nexport function run() {}\n`);
     if (i < POD_WATCHERS) {
-      h('pods.hook.mjs', kubeHook({ name: 'pods', kind: 'Pod', queue: `pods-${i}`, jqFilter: '{phase: .status.phase, m: .status.message}', keepFullObjectsInMemory: false }, i === 0 ? LATENCY_BODY : '', i === 0 ? "import { appendFileSync } from 'node:fs';\n" : ''));
+      h('pods.hook.mjs', kubeHook({ name: 'pods', kind: 'Pod', queue: `pods-${i}`, jqFilter: '{phase: .status.phase, m: .status.message}', keepFullObjectsInMemory: false }, i === 0 ? LATENCY_BODY : '', i === 0 ? LATENCY_IMPORTS : ''));
     } else if (i < POD_WATCHERS + NODE_WATCHERS) {
       h('nodes.hook.mjs', kubeHook({ name: 'nodes', kind: 'Node', jqFilter: '{name: .metadata.name, ready: ([.status.conditions[]? | select(.type == "Ready")][0].status)}', keepFullObjectsInMemory: false }));
     } else h('startup.hook.mjs', `export const config = { configVersion: 'v1', onStartup: 10 };\nexport function run() {}\n`);
@@ -249,6 +265,15 @@ async function plainPages(body: Buffer, pages: number): Promise<number> {
   return ms;
 }
 
+/** The operator's first idle collection in its JSON log (waits up to timeoutMs for it), or undefined. */
+async function settled(logFile: string, timeoutMs: number): Promise<{ ms: number; rssBeforeMiB: number; rssAfterMiB: number } | undefined> {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+    const line = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('"idle: garbage collected"')) : undefined;
+    if (line) return JSON.parse(line) as { ms: number; rssBeforeMiB: number; rssAfterMiB: number };
+  }
+  return undefined;
+}
+
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -275,12 +300,17 @@ try {
   const call = sandboxCaller(kubeconfig);
   // the baseline after a warm-up of the same kind of traffic (written, listed, deleted), as bench/sandbox's:
   // the runtime's steady state (compiled code, the young generation grown to its size, TLS buffers) is
-  // not a cost of the objects stored after it. Small Pods: the watch history keeps the warm-up's 6,000
-  // events (about 3 MiB) until the seeding pushes them out, and that memory is then reused.
+  // not a cost of the objects stored after it. Small Pods: the watch history keeps the warm-up's 9,000
+  // events (about 4 MiB) until the seeding pushes them out, and that memory is then reused.
   const WARM = Math.min(3000, PODS);
   await call('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'warm-up' } }));
   const warmPod = (i: number) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `warm-${i}`, namespace: 'warm-up' }, spec: { containers: [{ name: 'c', image: 'registry.example.com/warm:1' }] } });
   await create(call, '/api/v1/namespaces/{ns}/pods', warmPod, WARM);
+  // the churn's requests too (status merge patches): the cluster's code for them is warm when it starts
+  await pool(WARM, async (i) => {
+    const r = await call('PATCH', `/api/v1/namespaces/warm-up/pods/warm-${i}/status`, JSON.stringify({ status: { message: `warm ${i}` } }), 'application/merge-patch+json');
+    if (r.status !== 200) throw new Error(`PATCH warm-${i}/status: ${r.status} ${r.body.toString().slice(0, 300)}`);
+  });
   await pagedList(call, '/api/v1/namespaces/warm-up/pods');
   await call('DELETE', '/api/v1/namespaces/warm-up/pods');
   const rss0 = procMemory(sandbox.pid!).rssMiB;
@@ -306,8 +336,9 @@ try {
   console.log(`  paged list of ${list.items} Pods: ${list.pages} pages, ${(list.bytes / 1024 / 1024).toFixed(0)} MiB in ${(list.ms / 1000).toFixed(2)} s; the same bytes from a plain server ${(plainMs / 1000).toFixed(2)} s (${(list.ms / plainMs).toFixed(2)}x; target <= 2x)`);
 
   // the operator
-  // extra node flags of the operator, e.g. BENCH_SCALE_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'
-  const how = operatorCommand({ nodeFlags: process.env.BENCH_SCALE_NODE_FLAGS?.split(' ').filter(Boolean) });
+  // extra node flags of the operator: --operator-node-flags, or BENCH_SCALE_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof'
+  const envFlags = process.env.BENCH_SCALE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const how = operatorCommand({ nodeFlags: [...envFlags, ...OPERATOR_FLAGS, ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [])] });
   const metricsPort = await freePort();
   t = performance.now();
   const operator = spawn(
@@ -323,9 +354,12 @@ try {
     throw e;
   });
   const syncS = (performance.now() - t) / 1000;
-  await new Promise((r) => setTimeout(r, 3000));
+  // the operator settles: its idle collection, 3 s after the converge's last task (src/operator/idle-gc.ts).
+  // Its stall is its own figure: a churn started at that moment would wait for it (at full size, seconds)
+  const idleGc = await settled(join(root, 'operator.log'), 30_000);
   const rssSynced = procMemory(operator.pid!).rssMiB;
   console.log(`  operator: first converge (every binding synchronized) ${syncS.toFixed(1)} s after its start (target < 30 s); RSS ${rssSynced.toFixed(0)} MiB (target < 400 MiB)`);
+  console.log(idleGc ? `  its idle collection after the converge: ${idleGc.ms} ms (RSS ${idleGc.rssBeforeMiB} -> ${idleGc.rssAfterMiB} MiB); events arriving meanwhile wait that long` : '  no idle collection within 30 s of the converge');
 
   // the churn: Pod status writes at RATE a second, over a set of Pods each written several times
   const churnPods = Math.min(PODS, Math.max(100, Math.round((RATE * SECONDS) / 5)));
@@ -336,7 +370,11 @@ try {
   // the churn lasts SECONDS whatever the writes reached: on a loaded machine fewer than RATE a second
   // are made (the writes in flight are bounded), and the figures say how many
   let total = RATE * SECONDS;
+  // when each write was sent and when the API server answered it (ms since the epoch, by seq)
+  const sentAt = new Float64Array(total + 1);
+  const answeredAt = new Float64Array(total + 1);
   const t0 = performance.now();
+  const churnFrom = process.hrtime.bigint() / 1000n;
   let inflight = 0;
   // the operator's RSS each second of the churn (the sampler stops with the churn, before the processes);
   // at each minute's end its median and the queue lengths, as bench/soak takes them
@@ -367,9 +405,17 @@ try {
         const name = podName(i);
         last.set(name, s);
         inflight++;
-        const body = JSON.stringify({ status: { message: `${s} ${Date.now()} ${name}` } });
+        const sent = Date.now();
+        sentAt[s] = sent;
+        const body = JSON.stringify({ status: { message: `${s} ${sent} ${name}` } });
         void call('PATCH', `/api/v1/namespaces/${podNs(i)}/pods/${name}/status`, body, 'application/merge-patch+json')
-          .then((r) => void (r.status !== 200 && failed++), () => void failed++)
+          .then(
+            (r) => {
+              answeredAt[s] = Date.now();
+              if (r.status !== 200) failed++;
+            },
+            () => void failed++,
+          )
           .finally(() => inflight--);
       }
       if (seq >= total && inflight === 0) {
@@ -381,17 +427,22 @@ try {
   clearInterval(sample);
   const churnS = (performance.now() - t0) / 1000;
   const rate = total / churnS;
+  // the profile's timestamps are the monotonic clock's microseconds, as process.hrtime's
+  if (PROF_DIR) console.log(`  churn window for the profile (monotonic µs): ${churnFrom} ${process.hrtime.bigint() / 1000n}`);
   // every Pod's last status seen by the watcher (or a minute)
   const seen = new Map<string, number>();
   const latencies: number[] = [];
+  const seqs: number[] = [];
   const readSeen = () => {
     seen.clear();
     latencies.length = 0;
+    seqs.length = 0;
     for (const line of readFileSync(out, 'utf8').split('\n')) {
       const [name, s, ms] = line.split(' ');
       if (!name) continue;
       seen.set(name, Math.max(seen.get(name) ?? 0, Number(s)));
       latencies.push(Number(ms));
+      seqs.push(Number(s));
     }
     let lost = 0;
     for (const [name, s] of last) if ((seen.get(name) ?? 0) < s) lost++;
@@ -422,11 +473,25 @@ try {
   for (const [name, s] of last) resultBytes += JSON.stringify({ phase: null, m: `${s} ${Date.now()} ${name}` }).length;
   const resultPerPod = resultBytes / PODS;
   console.log(`  retained per watched Pod (kube_snapshot_bytes of the Pod watchers): ${perPod.toFixed(0)} B for ${resultPerPod.toFixed(0)} B of filter result (target <= 2x + 300 B = ${(2 * resultPerPod + 300).toFixed(0)} B)`);
+  // where the time goes: from the write to the API server's answer (the bench's client and the
+  // server), and from that answer to the hook's start (mostly the operator: the server sends the watch
+  // event as it answers)
+  const answers: number[] = [];
+  const afterAnswer: number[] = [];
+  seqs.forEach((s, n) => {
+    if (!answeredAt[s]) return;
+    answers.push(answeredAt[s]! - sentAt[s]!);
+    afterAnswer.push(sentAt[s]! + latencies[n]! - answeredAt[s]!);
+  });
+  if (keepIdx > 0) writeFileSync(join(root, 'writes.txt'), Array.from({ length: total }, (_, n) => `${n + 1} ${sentAt[n + 1]} ${answeredAt[n + 1]}`).join('\n') + '\n');
+  answers.sort((a, b) => a - b);
+  afterAnswer.sort((a, b) => a - b);
   latencies.sort((a, b) => a - b);
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
   console.log(`  churn: ${total} Pod status writes in ${churnS.toFixed(1)} s (${rate.toFixed(0)}/s, ${failed} failed) over ${churnPods} Pods; the watcher saw ${latencies.length} statuses`);
   console.log(`  event -> hook start: p50 ${p50} ms, p99 ${p99} ms (target p99 < 100 ms); Pods whose last status was not seen: ${lost} (target 0)`);
+  console.log(`    of which write -> the API server's answer p50 ${percentile(answers, 50)} ms, p99 ${percentile(answers, 99)} ms; that answer -> hook start p50 ${percentile(afterAnswer, 50)} ms, p99 ${percentile(afterAnswer, 99)} ms`);
   console.log(`  operator RSS at the end of the churn ${rssEnd.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (target < 450 MiB); load ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end`);
   // growth over a long churn (15 minutes and more), judged as bench/soak judges it
   const soak = judge(rssSamples, minutes, Math.floor(churnS / 60));
@@ -439,6 +504,8 @@ try {
     { name: 'operator RSS at the end of the churn', value: rssEnd, unit: 'MiB', target: { max: 450 } },
     { name: 'sync of every binding (start to first converge done)', value: syncS, unit: 's', target: { max: 30 } },
     { name: 'event to hook start p99', value: p99, unit: 'ms', target: { max: 100 }, note: `p50 ${p50} ms, ${rate.toFixed(0)} writes/s` },
+    { name: 'the API server\'s answer -> hook start p99', value: percentile(afterAnswer, 99), unit: 'ms', note: `write -> answer p99 ${percentile(answers, 99)} ms: the bench's client and the sandbox` },
+    ...(idleGc ? [{ name: 'idle collection after the converge (the operator stalled)', value: idleGc.ms, unit: 'ms' }] : []),
     { name: 'Pods whose last status no hook saw', value: lost, unit: 'Pods', target: { max: 0 } },
     ...(soak.growth === undefined ? [] : [{ name: 'operator RSS growth over the churn (median of the last 5 minutes against minutes 5-10)', value: soak.growth * 100, unit: '%', target: { max: 5 } }]),
     { name: 'retained per watched Pod (kube_snapshot_bytes)', value: perPod, unit: 'B', target: { max: 2 * resultPerPod + 300 }, note: `filter result ${resultPerPod.toFixed(0)} B` },

@@ -169,7 +169,7 @@ async function runOperator(opts: StartOptions, { checked, log, manager, sandbox,
   });
   created(operator);
   const stopIdleGc = collectWhenIdle(operator.queues, {
-    onCollected: (r) => log.debug({ rssBeforeMiB: Math.round(r.rssBeforeMiB), rssAfterMiB: Math.round(r.rssAfterMiB), ms: Math.round(r.ms) }, 'idle: garbage collected'),
+    onCollected: (r) => log.info({ rssBeforeMiB: Math.round(r.rssBeforeMiB), rssAfterMiB: Math.round(r.rssAfterMiB), ms: Math.round(r.ms) }, 'idle: garbage collected'),
   });
   const debug = await startDebugSocket(opts, operator, log);
   const debugSocket = debug.path;

@@ -18,10 +18,14 @@
  * committed heap creep up while the live heap stays flat (a 26-minute soak: 28 MB live, 42 -> 51 MB
  * committed in 9 minutes). So once `busyIntervalMs` (Go's forced-collection period, 2 minutes) has
  * passed without a collection, one is taken the first time every queue is empty after a task, idle
- * or not.
+ * or not, as long as the heap in use is under `maxBusyHeapBytes` (64 MiB). A forced collection stops
+ * the operator for as long as marking and moving its live heap takes, several ms per MiB: on a heap
+ * of a large cluster's snapshots (150,000 watched Pods: hundreds of MiB) that is seconds, which every
+ * event of the steady stream would wait (docs/performance.md, "Large clusters"). Such a heap under
+ * steady work is left to V8's own collections, whose marking runs beside the operator, in steps.
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 export interface IdleQueues {
@@ -36,6 +40,8 @@ export interface IdleGcOptions {
   minIntervalMs?: number;
   /** Under steady work: a collection at the first empty queues this long after the last one (default 2 min). */
   busyIntervalMs?: number;
+  /** Under steady work: no collection while the heap in use is this large or larger (default 64 MiB). */
+  maxBusyHeapBytes?: number;
   /** Told after each collection: RSS before and after, and the time it took. */
   onCollected?: (r: { rssBeforeMiB: number; rssAfterMiB: number; ms: number }) => void;
 }
@@ -77,6 +83,7 @@ export function collectWhenIdle(queues: IdleQueues, opts: IdleGcOptions = {}): (
   const idleMs = opts.idleMs ?? 3000;
   const minIntervalMs = opts.minIntervalMs ?? 30_000;
   const busyIntervalMs = Math.max(minIntervalMs, opts.busyIntervalMs ?? 120_000);
+  const maxBusyHeapBytes = opts.maxBusyHeapBytes ?? 64 * MiB;
   let lastGc = 0;
   /** The last collection, or the start (ms): the busy interval counts from it. */
   let busySince = Date.now();
@@ -106,7 +113,7 @@ export function collectWhenIdle(queues: IdleQueues, opts: IdleGcOptions = {}): (
   queues.on('taskFinished', () => {
     if (stopped) return;
     if (timer) clearTimeout(timer);
-    if (queues.totalTasks === 0 && Date.now() - busySince >= busyIntervalMs) collect();
+    if (queues.totalTasks === 0 && Date.now() - busySince >= busyIntervalMs && getHeapStatistics().used_heap_size < maxBusyHeapBytes) collect();
     else timer = setTimeout(collect, idleMs).unref();
   });
   return () => {

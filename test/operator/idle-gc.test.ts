@@ -113,3 +113,20 @@ test('under steady work (never idle for idleMs) a collection comes at the first 
     stop();
   }
 });
+
+test('under steady work a heap in use of maxBusyHeapBytes or more is not collected (the stall would grow with it); once idle it is', async () => {
+  const q = new Queues();
+  let runs = 0;
+  // every heap is over 1 byte: the busy collection never comes; the idle one (idleMs) still does
+  const stop = collectWhenIdle(q, { idleMs: 600, minIntervalMs: 0, busyIntervalMs: 0, maxBusyHeapBytes: 1, onCollected: () => runs++ });
+  try {
+    for (let i = 0; i < 20; i++) {
+      await sleep(20);
+      q.finish();
+    }
+    assert.equal(runs, 0, 'busy with a large heap: no collection');
+    await until(() => runs === 1, 'the idle collection');
+  } finally {
+    stop();
+  }
+});
