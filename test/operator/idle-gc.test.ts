@@ -118,7 +118,7 @@ test('under steady work a heap in use of maxBusyHeapBytes or more is not collect
   const q = new Queues();
   let runs = 0;
   // every heap is over 1 byte: the busy collection never comes; the idle one (idleMs) still does
-  const stop = collectWhenIdle(q, { idleMs: 600, minIntervalMs: 0, busyIntervalMs: 0, maxBusyHeapBytes: 1, onCollected: () => runs++ });
+  const stop = collectWhenIdle(q, { idleMs: 4000, minIntervalMs: 0, busyIntervalMs: 0, maxBusyHeapBytes: 1, onCollected: () => runs++ });
   try {
     for (let i = 0; i < 20; i++) {
       await sleep(20);
