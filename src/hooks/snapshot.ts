@@ -152,10 +152,27 @@ const asIs: KeepObject = (o) => o;
  */
 const lastRun: { input: unknown; filter: string | undefined; results: unknown; forgetting: boolean } = { input: undefined, filter: undefined, results: undefined, forgetting: false };
 
+/**
+ * What the bindings that keep no objects built from the last run's results: the same for each of them
+ * (`{filterResult}` items, read and never changed), so they share it instead of keeping one item each
+ * per object (150,000 watched Pods and 4 such bindings: 450,000 objects fewer for the collector to mark).
+ */
+const lastItems: { results: unknown; built: unknown } = { results: undefined, built: undefined };
+
 /** Forgets the last run once the handlers of its change are done (they run in one go), so that no list stays referenced. */
 function forgetLastRun(): void {
   lastRun.input = lastRun.filter = lastRun.results = undefined;
+  lastItems.results = lastItems.built = undefined;
   lastRun.forgetting = false;
+}
+
+/** What `build` makes of `results`, made once for every binding keeping no objects that takes these results. */
+function sharedBuild<T>(results: unknown, build: () => T): T {
+  if (lastItems.results === results) return lastItems.built as T;
+  const built = build();
+  lastItems.results = results;
+  lastItems.built = built;
+  return built;
 }
 
 function remembered<T>(input: unknown, filter: string, run: () => T): T {
@@ -183,7 +200,8 @@ export function filterObjects(binding: FilterBinding, objects: readonly KubeObje
   }
   const program = binding.jqProgram;
   const results = remembered(objects, binding.jqFilter, () => program.applyMany(objects));
-  return results.map((r, i) => (r.ok ? { ok: true, item: makeSnapshotItem(binding, kept(objects[i]!), r.outputs) } : { ok: false, error: r.error }));
+  const build = () => results.map((r, i): FilterOutcome => (r.ok ? { ok: true, item: makeSnapshotItem(binding, kept(objects[i]!), r.outputs) } : { ok: false, error: r.error }));
+  return binding.keepFullObjectsInMemory ? build() : sharedBuild(results, build);
 }
 
 /** Filter one object (a watch event). Throws JqRuntimeError when the filter fails on it (nothing kept then). */
@@ -192,5 +210,6 @@ export function filterObject(binding: FilterBinding, object: KubeObject, keep: K
   if (binding.jqFilter === undefined || !binding.jqProgram) return { item: makeSnapshotItem(binding, kept(object)), checksum: objectChecksum(object) };
   const program = binding.jqProgram;
   const outputs = remembered(object, binding.jqFilter, () => program.apply(object));
-  return { item: makeSnapshotItem(binding, kept(object), outputs) };
+  const build = () => makeSnapshotItem(binding, kept(object), outputs);
+  return { item: binding.keepFullObjectsInMemory ? build() : sharedBuild(outputs, build) };
 }

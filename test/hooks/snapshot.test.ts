@@ -177,3 +177,31 @@ void test('bindings with the same jqFilter that get one object or one list one a
   filterObjects(other, list);
   assert.equal(runs, 5, 'forgotten once the handlers of the change are done');
 });
+
+void test('bindings keeping no objects that share a filter run share its items too; one keeping objects has its own', () => {
+  const cfg2 = parseHookConfigSync(
+    {
+      configVersion: 'v1',
+      kubernetes: [
+        { name: 'a', kind: 'Pod', jqFilter: '.metadata.labels', keepFullObjectsInMemory: false },
+        { name: 'b', kind: 'Pod', jqFilter: '.metadata.labels', keepFullObjectsInMemory: false },
+        { name: 'kept', kind: 'Pod', jqFilter: '.metadata.labels' },
+      ],
+    },
+    { hookPath: 'hooks/items.sh', kind: 'global' },
+  );
+  const [a, b, kept] = cfg2.kubernetes as [typeof full, typeof full, typeof full];
+  const p = pod('x', '1');
+  const first = filterObject(a, p);
+  assert.equal(filterObject(b, p).item, first.item, 'one item for both');
+  assert.deepEqual(first.item, { filterResult: { app: 'x' } });
+  const own = filterObject(kept, p).item;
+  assert.notEqual(own, first.item);
+  assert.deepEqual(own, { object: p, filterResult: { app: 'x' } });
+  assert.notEqual(filterObject(b, pod('x', '1')).item, first.item, 'another parse of the object: another run, another item');
+  const list = [pod('y', '1'), pod('z', '1')];
+  const fromA = filterObjects(a, list);
+  const fromB = filterObjects(b, list);
+  assert.ok(fromA[1]!.ok && fromB[1]!.ok && fromA[1].item === fromB[1].item, 'one item per listed object for both');
+  assert.deepEqual(fromA.map((o) => o.ok && o.item), [{ filterResult: { app: 'y' } }, { filterResult: { app: 'z' } }]);
+});
