@@ -25,8 +25,11 @@
  * A churn of 15 minutes or more (`--seconds 1800`: the issue's 30 minutes) is also judged as bench/soak
  * judges a soak: the median RSS of its last 5 minutes against minutes 5-10 (target < 5 % growth), the
  * Theil-Sen trend of the per-minute medians, and no queue growing at each of the last three minutes.
- * `--cpu-prof DIR`: the operator's CPU profile (node --cpu-prof) in DIR, written as it stops; the churn's
- * window in it is printed (ms from the profile's start) so that a reading can keep to the churn.
+ * `--keep DIR`: the run's files stay in DIR (seen.txt: each status the watcher saw, with its latency;
+ * writes.txt: each write's send and answer times). `--cpu-prof DIR`: the operator's CPU profile (node
+ * --cpu-prof) in DIR, written as it stops; the churn's window is printed in the profile's clock (the
+ * monotonic clock's µs) so that a reading can keep to the churn. `--operator-node-flags` (or the
+ * environment's BENCH_SCALE_NODE_FLAGS): more Node flags for the operator (`--trace-gc`...).
  * Needs dist/ (npm run build).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
