@@ -10,6 +10,7 @@
 import type { KubeConfig } from './kube-config.js';
 import { isApiStatus, requestJson, watchStream } from './http.js';
 import { backoffDelay } from '../util/rate-limit.js';
+import { outsideTask } from '../log/task-labels.js';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -154,10 +155,13 @@ export class Informer {
     this.keepObjects = opts.keepObjects ?? true;
   }
 
-  /** Starts; resolves after the first successful list (retrying with backoff until then or stop()). */
+  /**
+   * Starts; resolves after the first successful list (retrying with backoff until then or stop()).
+   * The loop outlives whatever task started it, so it runs without that task's log labels.
+   */
   start(): Promise<void> {
     return new Promise<void>((resolve) => {
-      this.running = this.loop(resolve).finally(() => (this.ended = true));
+      this.running = outsideTask(() => this.loop(resolve)).finally(() => (this.ended = true));
     });
   }
 

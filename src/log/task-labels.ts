@@ -16,3 +16,11 @@ export function withTaskLabels<T>(labels: TaskLabels, fn: () => T): T {
 export function taskLabels(): TaskLabels {
   return current.getStore() ?? {};
 }
+
+/**
+ * Runs `fn` outside any task: what it starts and outlives the task (a watch, a timer) logs without
+ * the labels of the task that happened to start it.
+ */
+export function outsideTask<T>(fn: () => T): T {
+  return current.exit(fn);
+}

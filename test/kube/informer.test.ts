@@ -5,6 +5,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { Informer, type KubeObject, type WatchEventType } from '../../src/kube/informer.js';
 import { requestJson } from '../../src/kube/http.js';
 import { waitFor as until } from '../helpers/wait.js';
+import { taskLabels, withTaskLabels } from '../../src/log/task-labels.js';
 
 async function setup(opts: Parameters<typeof startSandbox>[0] = {}) {
   const sandbox = await startSandbox(opts);
@@ -200,4 +201,16 @@ test('an empty first list is a sync of nothing', async (t) => {
   await inf.start();
   t.after(() => inf.stop());
   assert.deepEqual(r.synced, []);
+});
+
+test('an informer started within a task delivers its later events without that task\'s log labels', async (t) => {
+  const { sandbox, kc } = await setup();
+  t.after(() => sandbox.stop());
+  const seen: Record<string, string>[] = [];
+  const inf = new Informer({ kc, path: PATH, onSync: () => undefined, onEvent: () => void seen.push({ ...taskLabels() }), onError: () => undefined });
+  await withTaskLabels({ queue: 'main', 'task.type': 'ModuleRun' }, () => inf.start());
+  t.after(() => inf.stop());
+  await create(sandbox, kc, 'later', '1');
+  await until(() => seen.length === 1, 'the event');
+  assert.deepEqual(seen, [{}]);
 });
