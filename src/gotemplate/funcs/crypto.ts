@@ -272,8 +272,15 @@ function makeCert(
   return new Certificate(`-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`, keys.pem);
 }
 
+/**
+ * A random serial below 2^128 (as sprig's), as the hex of its minimal DER INTEGER content: no leading
+ * zero byte unless the next one has its high bit set (a redundant one is rejected by OpenSSL 3,
+ * ERR_OSSL_ASN1_ILLEGAL_PADDING, as soon as the certificate is parsed).
+ */
 function serial(): string {
-  return '00' + randomBytes(16).toString('hex');
+  let hex = randomBytes(16).toString('hex').replace(/^(00)+/, '');
+  if (hex === '') hex = '00';
+  return parseInt(hex.slice(0, 2), 16) >= 0x80 ? `00${hex}` : hex;
 }
 
 function caFrom(ca: unknown): { cert: forge.pki.Certificate; key: KeyObject } {
