@@ -72,13 +72,23 @@ export class Activity {
     this.next = (this.next + 1) % HOOK_RUNS_KEPT;
   }
 
+  /**
+   * Keeps the module's failing hooks; tells `onModuleActivity` only when they changed: a hook run
+   * that succeeds as the one before it changes nothing of the module's health (a Pod watcher under a
+   * stream of events would recompute it at every run).
+   */
   private noteHook(module: string, hook: string, error: string | undefined): void {
     let hooks = this.failing.get(module);
+    let changed = false;
     if (error !== undefined) {
       if (!hooks) this.failing.set(module, (hooks = new Map()));
+      changed = hooks.get(hook) !== error;
       hooks.set(hook, error);
-    } else if (hooks?.delete(hook) && !hooks.size) this.failing.delete(module);
-    this.onModuleActivity?.(module);
+    } else if (hooks?.delete(hook)) {
+      changed = true;
+      if (!hooks.size) this.failing.delete(module);
+    }
+    if (changed) this.onModuleActivity?.(module);
   }
 
   /** The module's hooks whose last run failed, with the error. */

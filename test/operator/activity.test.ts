@@ -24,3 +24,18 @@ void test('the last 50 hook runs, newest first, each with only the fields its ru
   runs[0]!.hook = 'changed';
   assert.equal(a.lastHookRuns()[0]!.hook, 'hooks/g.sh', 'copies are given out');
 });
+
+void test('a module is told about only when its failing hooks change: a failure, another error, the recovery; not a success after a success', () => {
+  const a = new Activity();
+  const told: string[] = [];
+  a.onModuleActivity = (m) => void told.push(`${m} ${a.failingHooks(m).map((f) => `${f.hook}:${f.error}`).join(',')}`);
+  const run = (error?: string) => a.hookRun({ at: 1, durationMs: 1, hook: 'hooks/w.sh', module: 'm', binding: 'pods', queue: 'main', result: error ? 'error' : 'success', ...(error ? { error } : {}) });
+  run();
+  run();
+  run('exit 1');
+  run('exit 1');
+  run('exit 2');
+  run();
+  run();
+  assert.deepEqual(told, ['m hooks/w.sh:exit 1', 'm hooks/w.sh:exit 2', 'm ']);
+});
