@@ -21,7 +21,7 @@
  *
  *   node --import tsx bench/scale.ts [--quick] [--nodes 5000] [--pods 150000] [--namespaces 500]
  *     [--configmaps 10000] [--secrets 10000] [--modules 200] [--pod-watchers 4] [--node-watchers 20]
- *     [--rate 1000] [--seconds 60] [--keep DIR] [--cpu-prof DIR] [--operator-node-flags "FLAGS"]
+ *     [--rate 1000] [--seconds 60] [--keep DIR] [--cpu-prof DIR] [--sandbox-cpu-prof DIR] [--operator-node-flags "FLAGS"]
  * A churn of 15 minutes or more (`--seconds 1800`: the issue's 30 minutes) is also judged as bench/soak
  * judges a soak: the median RSS of its last 5 minutes against minutes 5-10 (target < 5 % growth), the
  * Theil-Sen trend of the per-minute medians, and no queue growing at each of the last three minutes.
@@ -30,6 +30,7 @@
  * --cpu-prof) in DIR, written as it stops; the churn's window is printed in the profile's clock (the
  * monotonic clock's µs) so that a reading can keep to the churn. `--operator-node-flags` (or the
  * environment's BENCH_SCALE_NODE_FLAGS): more Node flags for the operator (`--trace-gc`...).
+ * `--sandbox-cpu-prof DIR`: the sandbox's CPU profile in DIR, written as it stops.
  * Needs dist/ (npm run build).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -64,6 +65,8 @@ const SECONDS = arg('--seconds', 60, 5);
 const keepIdx = process.argv.indexOf('--keep');
 const profIdx = process.argv.indexOf('--cpu-prof');
 const PROF_DIR = profIdx > 0 ? process.argv[profIdx + 1]! : undefined;
+const sandboxProfIdx = process.argv.indexOf('--sandbox-cpu-prof');
+const SANDBOX_PROF_DIR = sandboxProfIdx > 0 ? process.argv[sandboxProfIdx + 1]! : undefined;
 const flagsIdx = process.argv.indexOf('--operator-node-flags');
 const OPERATOR_FLAGS = flagsIdx > 0 ? process.argv[flagsIdx + 1]!.split(/\s+/).filter(Boolean) : [];
 const CONCURRENCY = 48;
@@ -297,7 +300,7 @@ try {
   // the cluster
   // change history for two minutes of churn, as an API server's etcd keeps minutes of it: a list of
   // every Pod takes longer than 10,000 events at 1,000 a second, and its watch would start at a 410
-  const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--kubeconfig', kubeconfig, '--controllers', 'none', '--watch-history', String(Math.max(10_000, RATE * 120))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const sandbox = spawn(process.execPath, [...(SANDBOX_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${SANDBOX_PROF_DIR}`] : []), CLI, 'sandbox', '--kubeconfig', kubeconfig, '--controllers', 'none', '--watch-history', String(Math.max(10_000, RATE * 120))], { stdio: ['ignore', 'pipe', 'inherit'] });
   procs.push(sandbox);
   await waitForLine(sandbox, (l) => l.includes(kubeconfig), 'the sandbox to start', 120_000);
   const call = sandboxCaller(kubeconfig);
