@@ -189,12 +189,14 @@ function displayPath(path: string): string {
 interface Manager {
   entry: ManagedFieldsEntry;
   set: Set<string>;
+  /** Its set is still the one its entry's fieldsV1 gave: that fieldsV1 is written back as it is. */
+  clean: boolean;
 }
 
 function readManagers(obj: any): Manager[] {
   const mf = obj?.metadata?.managedFields;
   if (!Array.isArray(mf)) return [];
-  return mf.filter(isObject).map((e: any) => ({ entry: e as ManagedFieldsEntry, set: fromFieldsV1(e.fieldsV1) }));
+  return mf.filter(isObject).map((e: any) => ({ entry: e as ManagedFieldsEntry, set: fromFieldsV1(e.fieldsV1), clean: true }));
 }
 
 function writeManagers(obj: any, managers: Manager[], now: string, touched: Set<Manager>): void {
@@ -204,7 +206,7 @@ function writeManagers(obj: any, managers: Manager[], now: string, touched: Set<
       ...m.entry,
       time: touched.has(m) ? now : m.entry.time,
       fieldsType: 'FieldsV1' as const,
-      fieldsV1: toFieldsV1([...m.set].sort()),
+      fieldsV1: m.clean ? m.entry.fieldsV1 : toFieldsV1([...m.set].sort()),
     }));
   if (!isObject(obj.metadata)) obj.metadata = {};
   if (entries.length) obj.metadata.managedFields = entries;
@@ -216,7 +218,7 @@ function findOrAdd(managers: Manager[], name: string, op: 'Apply' | 'Update', ap
   if (!m) {
     const entry: ManagedFieldsEntry = { manager: name, operation: op, apiVersion, time: '', fieldsType: 'FieldsV1', fieldsV1: {} };
     if (subresource) entry.subresource = subresource;
-    m = { entry, set: new Set() };
+    m = { entry, set: new Set(), clean: false };
     managers.push(m);
   }
   m.entry.apiVersion = apiVersion;
@@ -237,9 +239,14 @@ export function recordUpdate(
   subresource?: string,
 ): void {
   const managers = readManagers(oldObj ?? newObj);
-  const onlyStatus = subresource === 'status';
-  const newLeaves = onlyStatus ? statusOnly(leafPaths(newObj, keyFn, false)) : leafPaths(newObj, keyFn, false);
-  const oldLeaves = oldObj ? (onlyStatus ? statusOnly(leafPaths(oldObj, keyFn, false)) : leafPaths(oldObj, keyFn, false)) : new Set<string>();
+  // a create's managedFields come from its body: written anew, as the API server encodes them
+  if (!oldObj) for (const m of managers) m.clean = false;
+  // a write of the status subresource owns status fields only: only they are walked (a Pod's spec is
+  // most of its leaves, and status patches are most of a busy cluster's writes)
+  const leavesOf = (o: unknown): Set<string> =>
+    subresource !== 'status' ? leafPaths(o, keyFn, false) : isObject(o) && o.status !== undefined ? leafPaths({ status: o.status }, keyFn, false) : new Set<string>();
+  const newLeaves = leavesOf(newObj);
+  const oldLeaves = oldObj ? leavesOf(oldObj) : new Set<string>();
   const changed: string[] = [];
   for (const p of newLeaves) if (!oldLeaves.has(p) || !deepEqual(getAt(oldObj, p), getAt(newObj, p))) changed.push(p);
   const removed: string[] = [];
@@ -249,18 +256,13 @@ export function recordUpdate(
     const me = findOrAdd(managers, manager, 'Update', apiVersion, subresource);
     touched.add(me);
     for (const m of managers) {
-      for (const p of removed) m.set.delete(p);
-      if (m !== me) for (const p of changed) m.set.delete(p);
+      for (const p of removed) if (m.set.delete(p)) m.clean = false;
+      if (m !== me) for (const p of changed) if (m.set.delete(p)) m.clean = false;
     }
     for (const p of changed) me.set.add(p);
+    if (changed.length) me.clean = false;
   }
   writeManagers(newObj, managers, now, touched);
-}
-
-function statusOnly(s: Set<string>): Set<string> {
-  const out = new Set<string>();
-  for (const p of s) if (p.startsWith('f:status')) out.add(p);
-  return out;
 }
 
 /** SSA merge: maps merge, keyed lists merge by key, other lists are replaced. */
@@ -312,7 +314,9 @@ export function serverSideApply(
   now: string,
   subresource?: string,
 ): any {
+  // the apply below rewrites sets in several ways: every manager's fieldsV1 is written anew
   const managers = readManagers(current);
+  for (const m of managers) m.clean = false;
   const appliedLeaves = leafPaths(applied, keyFn, skipStatus && subresource !== 'status');
   const me = findOrAdd(managers, manager, 'Apply', apiVersion, subresource);
   const conflicts: { manager: string; path: string; apiVersion: string }[] = [];

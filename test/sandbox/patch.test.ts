@@ -276,3 +276,26 @@ test('server-side apply removes what a manager stops applying, also inside keyed
     assert.equal(noEnv.spec!.template.spec!.containers[0].image, 'nginx:1');
   });
 });
+
+test('a status subresource write owns the status fields it changed, and leaves the spec fields with their manager', async () => {
+  await withSandbox(async ({ sb }) => {
+    const body = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } };
+    const created = await raw(sb, 'POST', '/api/v1/namespaces/default/pods?fieldManager=creator', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    assert.equal(created.status, 201, created.text);
+    const patched = await raw(sb, 'PATCH', '/api/v1/namespaces/default/pods/p/status?fieldManager=kubelet-ish', {
+      body: JSON.stringify({ status: { message: 'hello', conditions: [{ type: 'Ready', status: 'True' }] } }),
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const mf = patched.json().metadata.managedFields as { manager: string; operation: string; subresource?: string; fieldsV1: Record<string, any> }[];
+    const creator = mf.find((m) => m.manager === 'creator')!;
+    assert.ok(creator.fieldsV1['f:spec'], 'the creator keeps its spec fields');
+    assert.equal(creator.fieldsV1['f:status'], undefined);
+    const status = mf.find((m) => m.manager === 'kubelet-ish')!;
+    assert.equal(status.operation, 'Update');
+    assert.equal(status.subresource, 'status');
+    assert.deepEqual(Object.keys(status.fieldsV1), ['f:status']);
+    assert.ok(status.fieldsV1['f:status']['f:message']);
+    assert.ok(status.fieldsV1['f:status']['f:conditions']);
+  });
+});
