@@ -182,6 +182,12 @@ function post(url: string, caBundle: string | undefined, body: string, timeoutMs
   });
 }
 
+/** The Service a webhook's clientConfig points at, as `namespace/name`. */
+function serviceOf(clientConfig: any): string {
+  const svc = clientConfig?.service;
+  return `${String(svc?.namespace ?? '')}/${String(svc?.name ?? '')}`;
+}
+
 /** Sends a review to a webhook's URL; undefined (with a warning) for a Service webhook the sandbox cannot reach. */
 export async function callWebhook(
   deps: Pick<AdmissionDeps, 'warn'>,
@@ -192,8 +198,7 @@ export async function callWebhook(
   skipped: () => void,
 ): Promise<any | undefined> {
   if (!clientConfig?.url) {
-    const svc = clientConfig?.service;
-    deps.warn(`sandbox: webhook ${name} is not called: it points at Service ${svc?.namespace ?? ''}/${svc?.name ?? ''}, which has no server in the sandbox`);
+    deps.warn(`sandbox: webhook ${name} is not called: it points at Service ${serviceOf(clientConfig)}, which has no server in the sandbox`);
     skipped();
     return undefined;
   }
@@ -260,15 +265,14 @@ export class Admission {
    * configuration with a webhook per hook binding: one line, not one per webhook or request).
    */
   private warnSkipOnce(webhook: any): (message: string) => void {
-    const svc = webhook.clientConfig?.service;
-    const target = `${String(svc?.namespace ?? '')}/${String(svc?.name ?? '')}`;
+    const target = serviceOf(webhook.clientConfig);
     const config = this.configOf.get(webhook);
     return (message) => {
       const key = config ? `${config.uid}\0${target}` : `${String(webhook.name)}\0${target}`;
       if (this.warnedSkips.has(key)) return;
       this.warnedSkips.add(key);
       if (!config) return this.d.warn(`${message} (said once; each skipped call is a WebhookSkipped Event on its object)`);
-      const names = config.webhooks.filter((w) => !w?.clientConfig?.url && `${String(w?.clientConfig?.service?.namespace ?? '')}/${String(w?.clientConfig?.service?.name ?? '')}` === target).map((w) => String(w.name));
+      const names = config.webhooks.filter((w) => !w?.clientConfig?.url && serviceOf(w?.clientConfig) === target).map((w) => String(w.name));
       const shown = names.length > 10 ? `${names.slice(0, 10).join(', ')}, ... (${names.length})` : names.join(', ');
       const which = names.length === 1 ? `webhook ${shown} of ${config.kind} ${config.name} is` : `webhooks ${shown} of ${config.kind} ${config.name} are`;
       this.d.warn(`sandbox: ${which} not called: ${names.length === 1 ? 'it points' : 'they point'} at Service ${target}, which has no server in the sandbox (said once for the configuration; each skipped call is a WebhookSkipped Event on its object)`);
