@@ -390,6 +390,7 @@ try {
   // at each minute's end its median and the queue lengths, as bench/soak takes them
   const rssSamples: RssSample[] = [];
   const minutes: Sample[] = [];
+  const scrapes: Promise<void>[] = [];
   const sample = setInterval(() => {
     const rssMiB = procMemory(operator.pid!).rssMiB;
     peak = Math.max(peak, rssMiB);
@@ -397,12 +398,13 @@ try {
     if (rssSamples.length % 60) return;
     const mine = rssSamples.slice(-60).map((r) => r.rssMiB);
     const minute = rssSamples.length / 60;
-    void queueLengths(metricsPort).then((queues) => {
+    const scrape = queueLengths(metricsPort).then((queues) => {
       const m: Sample = { minute, rssMiB: median(mine), rssMinMiB: Math.min(...mine), rssMaxMiB: Math.max(...mine), queues, changes: seq, configEdits: 0, load: loadavg()[0]! };
       minutes.push(m);
       const busy = Object.entries(queues).filter(([, n]) => n > 0);
       console.log(`  churn minute ${minute}: RSS median ${m.rssMiB.toFixed(1)} MiB [${m.rssMinMiB.toFixed(1)}-${m.rssMaxMiB.toFixed(1)}]; ${seq} writes so far; queues not empty: ${busy.length ? busy.map(([q, n]) => `${q} ${n}`).join(', ') : 'none'}; load ${m.load.toFixed(1)}`);
     });
+    scrapes.push(scrape);
   }, 1000);
   await new Promise<void>((resolve) => {
     const tick = setInterval(() => {
@@ -435,6 +437,9 @@ try {
     }, 10);
   });
   clearInterval(sample);
+  // a minute's scrape still reading the operator's metrics (4 MiB of them at full size) ends before the
+  // operator is stopped
+  await Promise.all(scrapes);
   const churnS = (performance.now() - t0) / 1000;
   const rate = total / churnS;
   // the profile's timestamps are the monotonic clock's microseconds, as process.hrtime's

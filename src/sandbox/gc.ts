@@ -4,7 +4,7 @@
  * propagationPolicy Orphan.
  */
 import type { Registry, ResourceType } from './registry.js';
-import type { Store } from './store.js';
+import { ownershipOf, type Ownership, type Store } from './store.js';
 
 export class GarbageCollector {
   /** uids of live objects, and owner uid -> dependents (`tkey\0ns\0name`), for the garbage collector. */
@@ -19,7 +19,9 @@ export class GarbageCollector {
     private readonly registry: Registry,
     private readonly remove: (t: ResourceType, ns: string, name: string) => void,
   ) {
-    store.onEvent((ev) => this.track(ev.type, ev.tkey, ev.ns, ev.name, ev.json));
+    store.onEvent((ev) => {
+      if (ev.ownership) this.track(ev.type, ev.tkey, ev.ns, ev.name, ev.ownership);
+    });
   }
 
   /** The object with this uid is being deleted with propagationPolicy Orphan. */
@@ -27,11 +29,8 @@ export class GarbageCollector {
     this.orphaned.add(uid);
   }
 
-  track(type: string, tkey: string, ns: string, name: string, json: string): void {
-    const m = /"uid":"([^"]+)"/.exec(json);
-    if (!m) return;
-    // a real copy: a substring would keep the whole JSON text of this version alive
-    const uid = Buffer.from(m[1], 'latin1').toString('latin1');
+  track(type: string, tkey: string, ns: string, name: string, { uid, owners }: Ownership): void {
+    if (!uid) return;
     if (type === 'DELETED') {
       this.uids.delete(uid);
       if (this.orphaned.delete(uid)) {
@@ -45,15 +44,11 @@ export class GarbageCollector {
       return;
     }
     this.uids.add(uid);
-    if (!json.includes('"ownerReferences"')) return;
-    const refs = JSON.parse(json).metadata?.ownerReferences;
-    if (!Array.isArray(refs)) return;
-    for (const r of refs) {
-      if (!r?.uid) continue;
-      let set = this.dependents.get(r.uid);
+    for (const owner of owners) {
+      let set = this.dependents.get(owner);
       if (!set) {
         set = new Set();
-        this.dependents.set(r.uid, set);
+        this.dependents.set(owner, set);
       }
       set.add(`${tkey}\0${ns}\0${name}`);
     }
@@ -61,7 +56,7 @@ export class GarbageCollector {
 
   /** Indexes objects restored from disk (they produced no events). */
   rebuildIndexes(): void {
-    for (const [tkey, e] of this.store.entries()) this.track('ADDED', tkey, e.ns, e.name, e.json);
+    for (const [tkey, e] of this.store.entries()) this.track('ADDED', tkey, e.ns, e.name, ownershipOf(JSON.parse(e.json)));
   }
 
   /** Background deletion of dependents whose owners are all gone (the API server's garbage collector). */

@@ -19,7 +19,7 @@ import { clone, deepEqual, isObject } from './json.js';
 import { applyJsonPatch, applyMergePatch, builtinMergeKey, strategicMerge } from './patch.js';
 import { recordUpdate, serverSideApply, type KeyFn } from './apply.js';
 import { Registry, applySchemaDefaults, joinApiVersion, splitApiVersion, typeFromCrd, typeKey, type ResourceType } from './registry.js';
-import { Store, objectKey, type Entry } from './store.js';
+import { Store, objectKey, ownershipOf, type Entry } from './store.js';
 import { GarbageCollector } from './gc.js';
 import { validateCustomResource } from './schema.js';
 import { setCrdStatus, validateName, validateObject, validateUpdate } from './validation.js';
@@ -240,7 +240,7 @@ export class Resources {
     meta.resourceVersion = String(rv);
     const json = this.serialize(o);
     if (!dryRun) {
-      this.store.put(typeKey(t.group, t.plural), 'ADDED', t.namespaced ? meta.namespace : '', meta.name, labelsOf(o), json, rv);
+      this.store.put(typeKey(t.group, t.plural), 'ADDED', t.namespaced ? meta.namespace : '', meta.name, labelsOf(o), ownershipOf(o), json, rv);
       this.afterWrite(t, o);
     }
     return { code: 201, json };
@@ -418,7 +418,7 @@ export class Resources {
         const rv = this.store.nextRV();
         m.resourceVersion = String(rv);
         const json = this.serialize(next);
-        this.store.put(tkey, 'MODIFIED', ns, m.name, labelsOf(next), json, rv);
+        this.store.put(tkey, 'MODIFIED', ns, m.name, labelsOf(next), ownershipOf(next), json, rv);
         this.tryFinalizeNamespace(m.name);
         return { code: 200, json };
       }
@@ -427,7 +427,7 @@ export class Resources {
     const rv = this.store.nextRV();
     m.resourceVersion = String(rv);
     const json = this.serialize(next);
-    this.store.put(tkey, 'MODIFIED', ns, m.name, labelsOf(next), json, rv);
+    this.store.put(tkey, 'MODIFIED', ns, m.name, labelsOf(next), ownershipOf(next), json, rv);
     this.afterWrite(t, next);
     return { code: 200, json };
   }
@@ -586,7 +586,7 @@ export class Resources {
     const json = this.serialize(o);
     const tkey = typeKey(t.group, t.plural);
     const ns = t.namespaced ? m.namespace : '';
-    this.store.remove(tkey, ns, m.name, json, rv);
+    this.store.remove(tkey, ns, m.name, ownershipOf(o), json, rv);
     if (t.group === 'apiextensions.k8s.io' && t.kind === 'CustomResourceDefinition') this.removeCrdType(o);
     if (ns) this.tryFinalizeNamespace(ns);
     return json;
@@ -602,7 +602,7 @@ export class Resources {
       const o = JSON.parse(e.json);
       const rv = this.store.nextRV();
       metaOf(o).resourceVersion = String(rv);
-      this.store.remove(tkey, e.ns, e.name, this.serialize(o), rv);
+      this.store.remove(tkey, e.ns, e.name, ownershipOf(o), this.serialize(o), rv);
     }
     this.registry.remove(group, plural);
     this.store.dropBucket(tkey);
@@ -661,7 +661,7 @@ export class Resources {
         const rv = this.store.nextRV();
         o.metadata.resourceVersion = String(rv);
         json = this.serialize(o);
-        this.store.put(typeKey(t.group, t.plural), 'MODIFIED', t.namespaced ? ns : '', name, labelsOf(o), json, rv);
+        this.store.put(typeKey(t.group, t.plural), 'MODIFIED', t.namespaced ? ns : '', name, labelsOf(o), ownershipOf(o), json, rv);
       }
       if (isNs) {
         this.deleteNamespaceContent(name);
@@ -686,12 +686,12 @@ export class Resources {
             o.metadata.deletionGracePeriodSeconds = 0;
             const rv = this.store.nextRV();
             o.metadata.resourceVersion = String(rv);
-            this.store.put(tkey, 'MODIFIED', ns, e.name, labelsOf(o), this.serialize(o), rv);
+            this.store.put(tkey, 'MODIFIED', ns, e.name, labelsOf(o), ownershipOf(o), this.serialize(o), rv);
           }
         } else {
           const rv = this.store.nextRV();
           o.metadata.resourceVersion = String(rv);
-          this.store.remove(tkey, ns, e.name, this.serialize(o), rv);
+          this.store.remove(tkey, ns, e.name, ownershipOf(o), this.serialize(o), rv);
           if (t.group === 'apiextensions.k8s.io') this.removeCrdType(o);
         }
       }

@@ -34,6 +34,20 @@ export class Entry {
   }
 }
 
+/** What the garbage collector needs of an object: its uid and the uids its ownerReferences name. */
+export interface Ownership {
+  readonly uid: string;
+  readonly owners: readonly string[];
+}
+
+/** An object's Ownership, read where the object is at hand (a write), so that no change is parsed again for it. */
+export function ownershipOf(o: any): Ownership {
+  const refs = o?.metadata?.ownerReferences;
+  const owners: string[] = [];
+  if (Array.isArray(refs)) for (const r of refs) if (r?.uid) owners.push(String(r.uid));
+  return { uid: String(o?.metadata?.uid ?? ''), owners };
+}
+
 export interface StoreEvent {
   readonly rv: number;
   readonly type: EventType;
@@ -44,6 +58,8 @@ export interface StoreEvent {
   readonly labels: Labels;
   /** Labels before a MODIFIED event (for label-selector transitions). */
   readonly prevLabels?: Labels;
+  /** On the store's changes (the ADDED events a watch makes of a list have none). */
+  readonly ownership?: Ownership;
   readonly json: string;
 }
 
@@ -60,6 +76,7 @@ class Change implements StoreEvent {
     readonly name: string,
     readonly labels: Labels,
     readonly prevLabels: Labels | undefined,
+    readonly ownership: Ownership,
     private readonly bytes: Buffer,
     text: string,
   ) {
@@ -181,7 +198,7 @@ export class Store {
   }
 
   /** Stores an object whose `metadata.resourceVersion` is already `rv` (= nextRV()). */
-  put(tkey: string, type: 'ADDED' | 'MODIFIED', ns: string, name: string, labels: Labels, json: string, rv: number): Entry {
+  put(tkey: string, type: 'ADDED' | 'MODIFIED', ns: string, name: string, labels: Labels, ownership: Ownership, json: string, rv: number): Entry {
     if (rv !== this.rv + 1) throw new Error(`store: resourceVersion out of order (${rv} after ${this.rv})`);
     this.opts.persist?.({ rv, tkey, ns, name, json });
     this.rv = rv;
@@ -191,12 +208,12 @@ export class Store {
     const entry = new Entry(ns, name, rv, labels, encode(json));
     b.items.set(key, entry);
     if (!prev) b.sorted = undefined;
-    this.emit(new Change(rv, type, tkey, ns, name, labels, prev?.labels, entry.bytes, json));
+    this.emit(new Change(rv, type, tkey, ns, name, labels, prev?.labels, ownership, entry.bytes, json));
     return entry;
   }
 
   /** Removes an object; `json` is its final state carrying the new `rv` (= nextRV()). */
-  remove(tkey: string, ns: string, name: string, json: string, rv: number): void {
+  remove(tkey: string, ns: string, name: string, ownership: Ownership, json: string, rv: number): void {
     if (rv !== this.rv + 1) throw new Error(`store: resourceVersion out of order (${rv} after ${this.rv})`);
     const b = this.buckets.get(tkey);
     const key = objectKey(ns, name);
@@ -206,7 +223,7 @@ export class Store {
     this.rv = rv;
     b.items.delete(key);
     b.sorted = undefined;
-    this.emit(new Change(rv, 'DELETED', tkey, ns, name, prev.labels, undefined, encode(json), json));
+    this.emit(new Change(rv, 'DELETED', tkey, ns, name, prev.labels, undefined, ownership, encode(json), json));
   }
 
   /** Loads an entry without an event (used when restoring persisted state). */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as k8s from '@kubernetes/client-node';
 import { cm, start, withSandbox } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CLI = join(import.meta.dirname, 'fixtures', 'run-cli.ts');
 
@@ -143,6 +144,29 @@ test('a data directory serves one sandbox at a time', async () => {
     }
     const again = await start({ dataDir: dir });
     await again.sb.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--data-dir: a dependent written before a restart is collected when its owner goes after it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-data-'));
+  try {
+    await withSandbox(
+      async ({ core }) => {
+        const owner = await core.createNamespacedConfigMap({ namespace: 'default', body: cm('owner') });
+        const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! };
+        await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'dep', ownerReferences: [ref] } } });
+      },
+      { dataDir: dir },
+    );
+    await withSandbox(
+      async ({ core }) => {
+        await core.deleteNamespacedConfigMap({ name: 'owner', namespace: 'default' });
+        await waitFor(async () => !(await core.listNamespacedSecret({ namespace: 'default' })).items.some((s) => s.metadata!.name === 'dep'), 'the dependent to be collected');
+      },
+      { dataDir: dir },
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
