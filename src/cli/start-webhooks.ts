@@ -100,9 +100,9 @@ export function webhookPort(f: WebhookFlags, o: { kc: KubeConfig; namespace: str
         : { kind: 'service', namespace: o.namespace, admissionService: f.validatingWebhookServiceName, conversionService: f.conversionWebhookServiceName, caBundle: certs.caBundle };
       registrar = new WebhookRegistrar({ kc: o.kc, configurationName: f.validatingWebhookConfigurationName, endpoint });
     },
-    register: async (w) => {
+    register: async (w, recheck) => {
       if (!registrar) throw new Error('webhooks registered before the admission server started');
-      return registrar.register(w);
+      return registrar.register(w, recheck);
     },
     stop: async () => {
       await server?.stop();

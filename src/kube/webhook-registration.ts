@@ -37,6 +37,8 @@ export class WebhookRegistrar {
   private readonly written = new Map<string, string>();
   /** CRDs whose conversion points at the operator. */
   private readonly converting = new Set<string>();
+  /** CRDs last found missing. */
+  private readonly missingCrds = new Set<string>();
 
   constructor(private readonly opts: WebhookRegistrarOptions) {}
 
@@ -52,7 +54,7 @@ export class WebhookRegistrar {
     return `${this.opts.configurationName}-${DEFAULT_CONFIGURATION_ID}`;
   }
 
-  async register(w: WebhookRegistration): Promise<Array<Served<{ crdName: string; binding: string }>>> {
+  async register(w: WebhookRegistration, recheck?: ReadonlySet<string>): Promise<Array<Served<{ crdName: string; binding: string }>>> {
     const webhooks = (list: WebhookRegistration['validating']) =>
       list.map((s) => admissionWebhookObject(s.spec, this.clientConfig(`/${DEFAULT_CONFIGURATION_ID}/${s.spec.webhookId}`, 'admission')));
     await this.configuration('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', webhooks(w.validating));
@@ -60,13 +62,23 @@ export class WebhookRegistrar {
     const missing: Array<Served<{ crdName: string; binding: string }>> = [];
     const wanted = new Set(w.conversions.map((c) => c.spec.crdName));
     for (const crdName of wanted) {
-      const ok = await this.conversion(crdName, {
-        strategy: 'Webhook',
-        webhook: { clientConfig: this.clientConfig(`/${crdName}`, 'conversion'), conversionReviewVersions: ['v1', 'v1beta1'] },
-      });
-      if (ok) this.converting.add(crdName);
-      else missing.push(...w.conversions.filter((c) => c.spec.crdName === crdName));
+      // a CRD missing at the last look stays so until it is asked for again (a module's run asks for its
+      // own: each run asked for every module's, a request per missing CRD and module run)
+      const ok =
+        (!this.missingCrds.has(crdName) || !recheck || recheck.has(crdName)) &&
+        (await this.conversion(crdName, {
+          strategy: 'Webhook',
+          webhook: { clientConfig: this.clientConfig(`/${crdName}`, 'conversion'), conversionReviewVersions: ['v1', 'v1beta1'] },
+        }));
+      if (ok) {
+        this.converting.add(crdName);
+        this.missingCrds.delete(crdName);
+      } else {
+        this.missingCrds.add(crdName);
+        missing.push(...w.conversions.filter((c) => c.spec.crdName === crdName));
+      }
     }
+    for (const crdName of this.missingCrds) if (!wanted.has(crdName)) this.missingCrds.delete(crdName);
     for (const crdName of [...this.converting].filter((n) => !wanted.has(n))) {
       await this.conversion(crdName, { strategy: 'None' });
       this.converting.delete(crdName);

@@ -175,7 +175,9 @@ export interface WebhookPort {
   /**
    * Creates or updates the configurations to list exactly these webhooks (deleted when none is left)
    * and points the CRDs at the server. Returns the conversions whose CRD does not exist (not patched).
+   * A CRD found missing before is asked for again only when `recheck` names it (every one when
+   * `recheck` is absent); the others stay missing without a request.
    */
-  register(webhooks: WebhookRegistration): Promise<Array<Served<{ crdName: string; binding: string }>>>;
+  register(webhooks: WebhookRegistration, recheck?: ReadonlySet<string>): Promise<Array<Served<{ crdName: string; binding: string }>>>;
   stop(): Promise<void>;
 }

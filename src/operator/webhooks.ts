@@ -60,10 +60,12 @@ export class Webhooks {
 
   /**
    * Serves and registers the current webhook bindings. Returns the conversion bindings whose CRD does
-   * not exist yet (their CRD is not patched; a later refresh tries again).
+   * not exist yet (their CRD is not patched; a later refresh tries again). With a module (after its
+   * run: its chart may have made its CRDs) only that module's CRDs found missing before are asked for
+   * again; the others wait for the retry.
    */
-  async refresh(): Promise<MissingCrd[]> {
-    const run = this.queue.then(() => this.refreshNow());
+  async refresh(module?: string): Promise<MissingCrd[]> {
+    const run = this.queue.then(() => this.refreshNow(module));
     this.queue = run.catch(() => undefined);
     const missing = await run;
     this.awaitCrds(missing.filter((m) => m.module !== undefined));
@@ -91,7 +93,7 @@ export class Webhooks {
     this.retry.unref();
   }
 
-  private async refreshNow(): Promise<MissingCrd[]> {
+  private async refreshNow(module?: string): Promise<MissingCrd[]> {
     const entries = await this.entries();
     this.servedModules = new Set(entries.flatMap((e) => (e.hook.module ? [e.hook.module] : [])));
     if (!entries.length && !this.serving) return [];
@@ -112,7 +114,8 @@ export class Webhooks {
       (binding.type === 'kubernetesValidating' ? registration.validating : registration.mutating).push({ ...who, spec });
     }
     const key = JSON.stringify(registration);
-    const missing = await this.port.register(registration);
+    const recheck = module === undefined ? undefined : new Set(registration.conversions.filter((c) => c.module === module).map((c) => c.spec.crdName));
+    const missing = await this.port.register(registration, recheck);
     if (key !== this.last) {
       this.log.info({ validating: registration.validating.length, mutating: registration.mutating.length, conversions: registration.conversions.length }, 'webhooks registered');
       this.last = key;

@@ -134,7 +134,7 @@ async function runHelmPhase(rt: Runtime, module: string, hooks: readonly Hook[],
   }
   // the module's conversion webhooks go to its CRDs once its chart made them
   if (rt.webhooks && hooks.some((h) => h.config.webhooks.length)) {
-    const missing = (await rt.webhooks.refresh()).filter((w) => w.module === module);
+    const missing = (await rt.webhooks.refresh(module)).filter((w) => w.module === module);
     if (missing.length) rt.log.error({ module, error: missingCrdError(missing).message }, `conversion webhooks not registered; tried again after ${MISSING_CRD_RETRY_MS / 1000} s, then less often, while the module is enabled`);
   }
   const before = m.values.checksum();
