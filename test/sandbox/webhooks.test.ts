@@ -294,3 +294,23 @@ test('matchPolicy Equivalent calls a webhook of another served version with the 
   await requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm('old', { case: 'old' }));
   assert.equal(hook.seen.find((x) => x.path === '/old')!.review.apiVersion, 'admission.k8s.io/v1beta1');
 });
+
+test('a configuration changed, removed or added takes effect at the next write (the parsed webhooks are read again)', async (t) => {
+  const { kc } = await start();
+  const hook = await webhookServer((path) => (path === '/deny' ? { allowed: false, status: { code: 403, message: 'no' } } : { allowed: true }));
+  t.after(() => hook.close());
+  const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+  const config = (path: string) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'v' }, webhooks: [{ name: 'w.example.com', clientConfig: hook.url(path), rules: [rule(['configmaps'])], sideEffects: 'None', admissionReviewVersions: ['v1'] }] });
+  const create = (name: string) => requestJson(kc, 'POST', '/api/v1/namespaces/default/configmaps', {}, cm(name)).then(() => 'created', (e: unknown) => (isApiStatus(e, 403) ? 'denied' : Promise.reject(e)));
+
+  await requestJson(kc, 'POST', VWC, {}, config('/deny'));
+  assert.equal(await create('a'), 'denied');
+  const current = await requestJson<any>(kc, 'GET', `${VWC}/v`);
+  await requestJson(kc, 'PUT', `${VWC}/v`, {}, { ...current, webhooks: config('/allow').webhooks });
+  assert.equal(await create('b'), 'created');
+  await requestJson(kc, 'DELETE', `${VWC}/v`);
+  await requestJson(kc, 'POST', VWC, {}, config('/deny'));
+  assert.equal(await create('c'), 'denied');
+  await requestJson(kc, 'DELETE', `${VWC}/v`);
+  assert.equal(await create('d'), 'created');
+});
